@@ -1,0 +1,192 @@
+//! The performer's controls as plain numbers: one table of every control's ID, range and
+//! default, shared by the plugin's parameters, the offline renderer and the tests.
+//!
+//! The IDs are a public contract (DAW projects store them): never rename or remove one.
+
+/// How a control's range is spread over its knob.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Taper {
+    Linear,
+    /// Logarithmic: equal knob travel multiplies the value by the same factor.
+    Log,
+}
+
+/// One control: its stable ID, display name, unit, range and default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ControlSpec {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub min: f64,
+    pub max: f64,
+    pub default: f64,
+    pub taper: Taper,
+}
+
+impl ControlSpec {
+    pub fn clamp(&self, value: f64) -> f64 {
+        if value.is_nan() {
+            self.default
+        } else {
+            value.clamp(self.min, self.max)
+        }
+    }
+}
+
+macro_rules! spec {
+    ($name:ident, $id:literal, $display:literal, $unit:literal, $min:expr, $max:expr, $default:expr, $taper:ident) => {
+        pub const $name: ControlSpec = ControlSpec {
+            id: $id,
+            name: $display,
+            unit: $unit,
+            min: $min,
+            max: $max,
+            default: $default,
+            taper: Taper::$taper,
+        };
+    };
+}
+
+spec!(BOW_FORCE, "bow_force", "Bow Force", " N", 0.0, 20.0, 3.0, Linear);
+spec!(BOW_VELOCITY, "bow_velocity", "Bow Velocity", " m/s", -0.5, 0.5, 0.15, Linear);
+spec!(BOW_POSITION, "bow_position", "Bow Position", " of length", 0.02, 0.5, 0.12, Linear);
+spec!(NOISE, "noise", "Bow Noise", " of force", 0.0, 0.1, 0.02, Linear);
+spec!(DAMPING, "damping", "Damping", " x", 0.1, 10.0, 1.0, Log);
+spec!(OUTPUT_GAIN, "output_gain", "Output Gain", " dB", -48.0, 12.0, 0.0, Linear);
+spec!(BRISTLE_STIFFNESS, "bristle_stiffness", "Bristle Stiffness", " N/m", 1e3, 1e6, 1e5, Log);
+spec!(STATIC_FRICTION, "static_friction", "Static Friction", "", 0.1, 1.5, 0.8, Linear);
+spec!(DYNAMIC_FRICTION, "dynamic_friction", "Dynamic Friction", "", 0.05, 1.0, 0.3, Linear);
+spec!(STRIBECK_VELOCITY, "stribeck_velocity", "Stribeck Velocity", " m/s", 0.01, 1.0, 0.1, Log);
+spec!(STRING_STIFFNESS, "string_stiffness", "String Stiffness", " B", 1e-6, 1e-2, 1e-4, Log);
+spec!(FINGER_POSITION, "finger_position", "Finger Position", " of length", 0.0, 0.5, 0.0, Linear);
+spec!(BOW_ATTACK, "bow_attack", "Bow Attack", " ms", 5.0, 1000.0, 60.0, Log);
+spec!(BOW_RELEASE, "bow_release", "Bow Release", " ms", 5.0, 2000.0, 80.0, Log);
+
+/// Every control, in display order.
+pub const ALL: &[ControlSpec] = &[
+    BOW_FORCE,
+    BOW_VELOCITY,
+    BOW_POSITION,
+    NOISE,
+    DAMPING,
+    OUTPUT_GAIN,
+    BRISTLE_STIFFNESS,
+    STATIC_FRICTION,
+    DYNAMIC_FRICTION,
+    STRIBECK_VELOCITY,
+    STRING_STIFFNESS,
+    FINGER_POSITION,
+    BOW_ATTACK,
+    BOW_RELEASE,
+];
+
+/// Looks a control up by its ID.
+pub fn find(id: &str) -> Option<&'static ControlSpec> {
+    ALL.iter().find(|spec| spec.id == id)
+}
+
+/// The values of every control at one moment, in the units the specs name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Controls {
+    pub bow_force_n: f64,
+    pub bow_velocity_mps: f64,
+    /// Bow-bridge distance as a fraction of the vibrating length.
+    pub bow_position: f64,
+    /// `s3 / fN`.
+    pub noise: f64,
+    pub damping_scale: f64,
+    pub output_gain_db: f64,
+    /// `s0` on the reference (A4) string; scaled with tension on higher strings.
+    pub bristle_stiffness_n_per_m: f64,
+    pub static_friction: f64,
+    pub dynamic_friction: f64,
+    pub stribeck_velocity_mps: f64,
+    /// Inharmonicity coefficient `B`, read when a note starts.
+    pub string_stiffness: f64,
+    /// Stopping finger's distance from the nut as a fraction of the length; 0 is open.
+    pub finger_position: f64,
+    pub bow_attack_ms: f64,
+    pub bow_release_ms: f64,
+}
+
+impl Default for Controls {
+    fn default() -> Self {
+        Self::from_lookup(|spec| spec.default)
+    }
+}
+
+impl Controls {
+    /// Builds the controls from a value per spec; each value is clamped into its range.
+    pub fn from_lookup(mut value: impl FnMut(&ControlSpec) -> f64) -> Self {
+        let mut get = |spec: &ControlSpec| spec.clamp(value(spec));
+        Self {
+            bow_force_n: get(&BOW_FORCE),
+            bow_velocity_mps: get(&BOW_VELOCITY),
+            bow_position: get(&BOW_POSITION),
+            noise: get(&NOISE),
+            damping_scale: get(&DAMPING),
+            output_gain_db: get(&OUTPUT_GAIN),
+            bristle_stiffness_n_per_m: get(&BRISTLE_STIFFNESS),
+            static_friction: get(&STATIC_FRICTION),
+            dynamic_friction: get(&DYNAMIC_FRICTION),
+            stribeck_velocity_mps: get(&STRIBECK_VELOCITY),
+            string_stiffness: get(&STRING_STIFFNESS),
+            finger_position: get(&FINGER_POSITION),
+            bow_attack_ms: get(&BOW_ATTACK),
+            bow_release_ms: get(&BOW_RELEASE),
+        }
+    }
+
+    /// The value of the control with this ID.
+    pub fn get(&self, id: &str) -> Option<f64> {
+        Some(match id {
+            "bow_force" => self.bow_force_n,
+            "bow_velocity" => self.bow_velocity_mps,
+            "bow_position" => self.bow_position,
+            "noise" => self.noise,
+            "damping" => self.damping_scale,
+            "output_gain" => self.output_gain_db,
+            "bristle_stiffness" => self.bristle_stiffness_n_per_m,
+            "static_friction" => self.static_friction,
+            "dynamic_friction" => self.dynamic_friction,
+            "stribeck_velocity" => self.stribeck_velocity_mps,
+            "string_stiffness" => self.string_stiffness,
+            "finger_position" => self.finger_position,
+            "bow_attack" => self.bow_attack_ms,
+            "bow_release" => self.bow_release_ms,
+            _ => return None,
+        })
+    }
+
+    /// Sets the control with this ID (clamped into its range). Returns false for an unknown ID.
+    pub fn set(&mut self, id: &str, value: f64) -> bool {
+        let Some(spec) = find(id) else { return false };
+        let current = *self;
+        *self = Self::from_lookup(|s| if s.id == spec.id { value } else { current.get(s.id).unwrap_or(s.default) });
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_defaults_in_range() {
+        for (i, a) in ALL.iter().enumerate() {
+            assert!(a.min <= a.default && a.default <= a.max, "{}", a.id);
+            assert!(ALL[i + 1..].iter().all(|b| b.id != a.id), "duplicate {}", a.id);
+            assert_eq!(Controls::default().get(a.id), Some(a.default));
+        }
+    }
+
+    #[test]
+    fn set_clamps_and_rejects_unknown() {
+        let mut c = Controls::default();
+        assert!(c.set("bow_force", 1e9));
+        assert_eq!(c.bow_force_n, BOW_FORCE.max);
+        assert!(c.set("bow_velocity", f64::NAN));
+        assert_eq!(c.bow_velocity_mps, BOW_VELOCITY.default);
+        assert!(!c.set("nope", 1.0));
+    }
+}

@@ -1,0 +1,5 @@
+//! Signal-processing helpers shared by the voices. Like the physics, nothing here imports
+//! the plugin framework.
+
+pub mod decimator;
+pub mod ramp;

@@ -1,0 +1,75 @@
+//! Per-sample linear ramps for control values, so no control ever steps (no zipper noise).
+
+/// A value that moves linearly to its target over a fixed number of samples.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinearRamp {
+    value: f64,
+    target: f64,
+    step: f64,
+    remaining: u32,
+    length_samples: u32,
+}
+
+impl LinearRamp {
+    /// A ramp that takes `length_samples` (at least 1) to reach each new target.
+    pub fn new(value: f64, length_samples: u32) -> Self {
+        Self { value, target: value, step: 0.0, remaining: 0, length_samples: length_samples.max(1) }
+    }
+
+    /// The ramp length for `seconds` at `sample_rate_hz`.
+    pub fn samples_for(seconds: f64, sample_rate_hz: f64) -> u32 {
+        (seconds * sample_rate_hz).round().max(1.0) as u32
+    }
+
+    /// Starts a ramp from the current value to `target`. Setting the same target again
+    /// leaves a running ramp alone.
+    #[inline]
+    pub fn set_target(&mut self, target: f64) {
+        if target != self.target {
+            self.target = target;
+            self.remaining = self.length_samples;
+            self.step = (target - self.value) / self.length_samples as f64;
+        }
+    }
+
+    /// Jumps to `value` with no ramp (for a voice that is starting).
+    pub fn snap(&mut self, value: f64) {
+        self.value = value;
+        self.target = value;
+        self.remaining = 0;
+        self.step = 0.0;
+    }
+
+    /// Advances one sample and returns the new value.
+    #[inline]
+    pub fn next(&mut self) -> f64 {
+        if self.remaining > 0 {
+            self.remaining -= 1;
+            self.value = if self.remaining == 0 { self.target } else { self.value + self.step };
+        }
+        self.value
+    }
+
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+
+    pub fn target(&self) -> f64 {
+        self.target
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reaches_target_linearly() {
+        let mut r = LinearRamp::new(0.0, 4);
+        r.set_target(1.0);
+        let v: Vec<f64> = (0..6).map(|_| r.next()).collect();
+        assert_eq!(v, vec![0.25, 0.5, 0.75, 1.0, 1.0, 1.0]);
+        r.set_target(1.0);
+        assert_eq!(r.next(), 1.0);
+    }
+}

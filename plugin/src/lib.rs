@@ -1,0 +1,19 @@
+//! Rosin: physically modelled bowed strings (VST3/CLAP).
+//!
+//! - [`physics`]: the models, free of any plugin framework.
+//! - [`dsp`]: ramps and decimation.
+//! - [`controls`]: every control's ID, range and default.
+//! - [`voice`], [`voices`]: the polyphonic engine behind the plugin, the renderer and the tests.
+//! - [`params`], [`plugin`]: the nice-plug glue.
+//! - [`render`]: offline rendering of MIDI files to WAV.
+
+pub mod controls;
+pub mod dsp;
+pub mod physics;
+pub mod voice;
+pub mod voices;
+pub mod params;
+pub mod plugin;
+
+nice_plug::nice_export_clap!(plugin::Rosin);
+nice_plug::nice_export_vst3!(plugin::Rosin);

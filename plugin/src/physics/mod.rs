@@ -1,0 +1,11 @@
+//! The physical models. Nothing here imports the plugin framework: every model takes its
+//! sample rate and controls as plain numbers, and can be built, tested and benchmarked alone.
+
+pub mod bow;
+pub mod bowed_string;
+pub mod friction;
+pub mod interpolation;
+pub mod newton;
+pub mod string;
+pub mod tuning;
+pub mod note_string;

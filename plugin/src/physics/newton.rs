@@ -1,0 +1,90 @@
+//! Small dense linear solves for the per-sample Newton-Raphson iterations.
+
+/// Solves `[a11 a12; a21 a22] x = [b1; b2]` by Cramer's rule. Returns `None` when the matrix
+/// is singular to working precision, so callers can take their fallback.
+#[inline]
+pub fn solve_2x2(a11: f64, a12: f64, a21: f64, a22: f64, b1: f64, b2: f64) -> Option<(f64, f64)> {
+    let det = a11 * a22 - a12 * a21;
+    let scale = (a11.abs() + a12.abs()) * (a21.abs() + a22.abs());
+    if !det.is_finite() || det.abs() <= 1e-300 || det.abs() <= 1e-14 * scale {
+        return None;
+    }
+    let x1 = (b1 * a22 - a12 * b2) / det;
+    let x2 = (a11 * b2 - a21 * b1) / det;
+    (x1.is_finite() && x2.is_finite()).then_some((x1, x2))
+}
+
+/// How many Newton iterations each solve took, for the statistics the tests check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IterationStats {
+    /// `histogram[i]` counts solves that took `i` iterations (the last bin collects the cap).
+    pub histogram: [u64; 64],
+    /// Solves that failed to converge within the cap and took the fallback.
+    pub fallbacks: u64,
+}
+
+impl Default for IterationStats {
+    fn default() -> Self {
+        Self { histogram: [0; 64], fallbacks: 0 }
+    }
+}
+
+impl IterationStats {
+    pub fn record(&mut self, iterations: usize) {
+        let bin = iterations.min(self.histogram.len() - 1);
+        self.histogram[bin] += 1;
+    }
+
+    pub fn merge(&mut self, other: &IterationStats) {
+        for (a, b) in self.histogram.iter_mut().zip(other.histogram.iter()) {
+            *a += b;
+        }
+        self.fallbacks += other.fallbacks;
+    }
+
+    pub fn solves(&self) -> u64 {
+        self.histogram.iter().sum()
+    }
+
+    /// The median number of iterations, or `None` when nothing was solved.
+    pub fn median(&self) -> Option<usize> {
+        let total = self.solves();
+        if total == 0 {
+            return None;
+        }
+        let mut seen = 0;
+        for (iterations, count) in self.histogram.iter().enumerate() {
+            seen += count;
+            if 2 * seen >= total {
+                return Some(iterations);
+            }
+        }
+        None
+    }
+
+    pub fn max(&self) -> Option<usize> {
+        self.histogram.iter().rposition(|&c| c > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solves_and_rejects_singular() {
+        let (x, y) = solve_2x2(2.0, 1.0, 1.0, 3.0, 5.0, 10.0).unwrap();
+        assert!((x - 1.0).abs() < 1e-12 && (y - 3.0).abs() < 1e-12);
+        assert!(solve_2x2(1.0, 2.0, 2.0, 4.0, 1.0, 1.0).is_none());
+    }
+
+    #[test]
+    fn median_of_histogram() {
+        let mut s = IterationStats::default();
+        for i in [2, 3, 3, 4, 9] {
+            s.record(i);
+        }
+        assert_eq!(s.median(), Some(3));
+        assert_eq!(s.max(), Some(9));
+    }
+}

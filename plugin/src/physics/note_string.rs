@@ -1,0 +1,77 @@
+//! The family of strings that MIDI notes play: one physical string per note, designed so
+//! that every note responds to the bow the same way.
+//!
+//! - **Same wave impedance** `Z = rho A c` on every note (that of willemsen2019's A4 string,
+//!   5.42 kg/s). Schelleng's playable force range scales with `Z`
+//!   (`F_max = 2 Z vB / (beta (muS - muC))`), so a bow force that gives Helmholtz motion on
+//!   one note gives it on all of them: this is how the bow force is mapped into each string's
+//!   playable range.
+//! - **Same inharmonicity** `B = pi^2 E I / (T L^2)` (willemsen2019's G3 string has about
+//!   1e-4), so `kappa = sqrt(B) c L / pi`.
+//! - **Same loss per frequency**: a mode at frequency `f` decays at
+//!   `sigma0 + sigma1_ref (pi f / c_ref)^2`, i.e. `sigma1 = sigma1_ref (c / c_ref)^2`, with the
+//!   reference being the A4 string of Table 1 (`sigma0 = 1`, `sigma1 = 5e-3`).
+
+use super::string::StringMaterial;
+use super::tuning::{tune_grid, PitchTarget, SchemeGrid, TuningRequest};
+
+/// Table 1's A4 string: rho 7850, r 5e-4, c = 2 * 440 * 1 m.
+pub const REFERENCE_IMPEDANCE_KG_PER_S: f64 = 7850.0 * std::f64::consts::PI * 5e-4 * 5e-4 * 880.0;
+pub const REFERENCE_WAVE_SPEED_MPS: f64 = 880.0;
+pub const STRING_LENGTH_M: f64 = 1.0;
+pub const DEFAULT_INHARMONICITY: f64 = 1e-4;
+pub const REFERENCE_SIGMA0_PER_S: f64 = 1.0;
+pub const REFERENCE_SIGMA1_M2_PER_S: f64 = 5e-3;
+/// The largest damping scale the controls allow; grids are designed for it.
+pub const MAX_DAMPING_SCALE: f64 = 10.0;
+
+/// The design of a note's string, apart from its pitch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NoteStringDesign {
+    pub impedance_kg_per_s: f64,
+    pub inharmonicity: f64,
+    pub length_m: f64,
+    /// Multiplies both loss terms (the "Damping" control).
+    pub damping_scale: f64,
+}
+
+impl Default for NoteStringDesign {
+    fn default() -> Self {
+        Self {
+            impedance_kg_per_s: REFERENCE_IMPEDANCE_KG_PER_S,
+            inharmonicity: DEFAULT_INHARMONICITY,
+            length_m: STRING_LENGTH_M,
+            damping_scale: 1.0,
+        }
+    }
+}
+
+/// The loss coefficients `(sigma0, sigma1)` of a string of nominal wave speed `c` at a
+/// damping scale.
+pub fn losses_for(nominal_wave_speed_mps: f64, damping_scale: f64) -> (f64, f64) {
+    let ratio = nominal_wave_speed_mps / REFERENCE_WAVE_SPEED_MPS;
+    (REFERENCE_SIGMA0_PER_S * damping_scale, REFERENCE_SIGMA1_M2_PER_S * ratio * ratio * damping_scale)
+}
+
+impl NoteStringDesign {
+    /// The grid and material of the string for `frequency_hz` at `sample_rate_hz`.
+    pub fn build(&self, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> (SchemeGrid, StringMaterial) {
+        let nominal_c = 2.0 * frequency_hz * self.length_m;
+        let kappa = self.inharmonicity.sqrt() * nominal_c * self.length_m / std::f64::consts::PI;
+        let (sigma0, sigma1) = losses_for(nominal_c, self.damping_scale);
+        let (_, max_sigma1) = losses_for(nominal_c, MAX_DAMPING_SCALE);
+        let grid = tune_grid(&TuningRequest {
+            frequency_hz,
+            length_m: self.length_m,
+            kappa_m2_per_s: kappa,
+            sigma0_per_s: sigma0,
+            sigma1_m2_per_s: sigma1,
+            max_sigma1_m2_per_s: max_sigma1,
+            sample_rate_hz,
+            max_intervals,
+            target: PitchTarget::Helmholtz,
+        });
+        let material = StringMaterial { linear_density_kg_per_m: self.impedance_kg_per_s / grid.wave_speed_mps };
+        (grid, material)
+    }
+}

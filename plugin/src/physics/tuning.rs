@@ -1,0 +1,255 @@
+//! Grid design and tuning for the stiff-string scheme (willemsen2019 eqs. 4-6; `MODELS.md`
+//! section 1, "Pitfalls").
+//!
+//! The scheme's own mode frequencies are known in closed form, so the wave speed that puts
+//! the first mode exactly on a note can be solved for. This accounts for stiffness, for the
+//! scheme's dispersion and for the losses, where the published code used `c = 2 f0 L` and
+//! played 18 to 53 cents sharp.
+
+/// The smallest stable grid spacing `h_min` for wave speed `c`, stiffness `kappa`,
+/// frequency-dependent damping `sigma1` and time step `k`.
+pub fn min_grid_spacing_m(wave_speed_mps: f64, kappa_m2_per_s: f64, sigma1_m2_per_s: f64, time_step_s: f64) -> f64 {
+    let k = time_step_s;
+    let a = wave_speed_mps * wave_speed_mps * k * k + 4.0 * sigma1_m2_per_s * k;
+    (0.5 * (a + (a * a + 16.0 * kappa_m2_per_s * kappa_m2_per_s * k * k).sqrt())).sqrt()
+}
+
+/// The coefficients of the scheme that decide its mode frequencies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SchemeGrid {
+    /// `N`, the number of intervals (`N + 1` nodes, two of them fixed).
+    pub intervals: usize,
+    pub length_m: f64,
+    pub time_step_s: f64,
+    pub wave_speed_mps: f64,
+    pub kappa_m2_per_s: f64,
+    pub sigma0_per_s: f64,
+    pub sigma1_m2_per_s: f64,
+}
+
+impl SchemeGrid {
+    pub fn spacing_m(&self) -> f64 {
+        self.length_m / self.intervals as f64
+    }
+
+    /// The frequency of mode `n` (1-based) of the damped scheme, from its exact
+    /// characteristic equation. With no loss this is
+    /// `arcsin(sqrt(lambda^2 s + 4 mu^2 s^2)) / (pi k)`, `s = sin^2(n pi / (2N))`.
+    pub fn mode_frequency_hz(&self, mode: usize) -> f64 {
+        let k = self.time_step_s;
+        let h = self.spacing_m();
+        let s = (mode as f64 * std::f64::consts::PI / (2.0 * self.intervals as f64)).sin().powi(2);
+        let lambda = self.wave_speed_mps * k / h;
+        let mu = self.kappa_m2_per_s * k / (h * h);
+        let q = 4.0 * lambda * lambda * s + 16.0 * mu * mu * s * s;
+        let p = 8.0 * self.sigma1_m2_per_s * k * s / (h * h);
+        let sk = self.sigma0_per_s * k;
+        let cos_wk = (2.0 - q - p) / (2.0 * ((1.0 + sk) * (1.0 - sk - p)).sqrt());
+        cos_wk.clamp(-1.0, 1.0).acos() / (2.0 * std::f64::consts::PI * k)
+    }
+
+    /// The decay rate of mode `n` of the continuous model, `sigma0 + sigma1 (n pi / L)^2`,
+    /// whose T60 is `3 ln 10` over it.
+    pub fn mode_decay_rate_per_s(&self, mode: usize) -> f64 {
+        let wavenumber = mode as f64 * std::f64::consts::PI / self.length_m;
+        self.sigma0_per_s + self.sigma1_m2_per_s * wavenumber * wavenumber
+    }
+
+    /// The wave speed that puts mode 1 of this grid on `frequency_hz`, or `None` when the
+    /// grid cannot reach that frequency.
+    pub fn wave_speed_for_first_mode(&self, frequency_hz: f64) -> Option<f64> {
+        let k = self.time_step_s;
+        let h = self.spacing_m();
+        let s = (std::f64::consts::PI / (2.0 * self.intervals as f64)).sin().powi(2);
+        let mu = self.kappa_m2_per_s * k / (h * h);
+        let p = 8.0 * self.sigma1_m2_per_s * k * s / (h * h);
+        let sk = self.sigma0_per_s * k;
+        let wk = 2.0 * std::f64::consts::PI * frequency_hz * k;
+        let q = 2.0 - p - 2.0 * wk.cos() * ((1.0 + sk) * (1.0 - sk - p)).sqrt();
+        let lambda_sq = (q - 16.0 * mu * mu * s * s) / (4.0 * s);
+        (lambda_sq > 0.0 && lambda_sq.is_finite()).then(|| lambda_sq.sqrt() * h / k)
+    }
+
+    /// The pitch of Helmholtz motion on this grid: the mean of `f_n / n` over the modes
+    /// below `max_frequency_hz`, weighted by `1 / n^2`, the share of mode `n` in the energy
+    /// of a sawtooth. The bow locks the partials into one harmonic series, so a string
+    /// whose partials are stretched by stiffness (or squeezed by the scheme's dispersion)
+    /// plays at this compromise, not at its first mode.
+    pub fn helmholtz_frequency_hz(&self, max_frequency_hz: f64) -> f64 {
+        let first = self.mode_frequency_hz(1);
+        let highest = ((max_frequency_hz / first).floor() as usize).clamp(1, self.intervals - 1);
+        let (mut weighted, mut total) = (0.0, 0.0);
+        for mode in 1..=highest {
+            let weight = 1.0 / (mode * mode) as f64;
+            weighted += weight * self.mode_frequency_hz(mode) / mode as f64;
+            total += weight;
+        }
+        weighted / total
+    }
+
+    /// Whether the grid satisfies the stability condition for losses up to
+    /// `max_sigma1_m2_per_s`.
+    pub fn is_stable_for(&self, max_sigma1_m2_per_s: f64) -> bool {
+        let h_min = min_grid_spacing_m(self.wave_speed_mps, self.kappa_m2_per_s, max_sigma1_m2_per_s, self.time_step_s);
+        self.spacing_m() >= h_min * (1.0 - 1e-12)
+    }
+}
+
+/// What a string must be, apart from its wave speed, to be tuned by [`tune_grid`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TuningRequest {
+    pub frequency_hz: f64,
+    pub length_m: f64,
+    pub kappa_m2_per_s: f64,
+    pub sigma0_per_s: f64,
+    pub sigma1_m2_per_s: f64,
+    /// The grid stays stable for any `sigma1` up to this, so damping can be automated.
+    pub max_sigma1_m2_per_s: f64,
+    pub sample_rate_hz: f64,
+    /// The most intervals the caller has memory for.
+    pub max_intervals: usize,
+    /// Which frequency is put on the note.
+    pub target: PitchTarget,
+}
+
+/// What [`tune_grid`] puts on the requested frequency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PitchTarget {
+    /// The scheme's first mode: right for a plucked or freely ringing string.
+    FirstMode,
+    /// [`SchemeGrid::helmholtz_frequency_hz`]: right for a bowed string.
+    Helmholtz,
+}
+
+/// The fewest intervals a string grid may have (cubic interpolation needs four nodes).
+pub const MIN_INTERVALS: usize = 4;
+
+/// Designs the finest stable grid whose first mode sounds at the requested frequency.
+/// Frequencies the coarsest grid cannot reach are lowered to the highest it can.
+fn tune_first_mode(request: &TuningRequest) -> SchemeGrid {
+    let k = 1.0 / request.sample_rate_hz;
+    let nyquist_safe_hz = 0.45 * request.sample_rate_hz;
+    let mut grid = SchemeGrid {
+        intervals: MIN_INTERVALS,
+        length_m: request.length_m,
+        time_step_s: k,
+        wave_speed_mps: 2.0 * request.frequency_hz.min(nyquist_safe_hz) * request.length_m,
+        kappa_m2_per_s: request.kappa_m2_per_s,
+        sigma0_per_s: request.sigma0_per_s,
+        sigma1_m2_per_s: request.sigma1_m2_per_s,
+    };
+    // N depends on c and c on N: start from the ideal string and refine. Each pass either
+    // keeps N or lowers it, so this settles in a few passes.
+    let mut intervals = {
+        let h_min = min_grid_spacing_m(grid.wave_speed_mps, grid.kappa_m2_per_s, request.max_sigma1_m2_per_s, k);
+        ((request.length_m / h_min).floor() as usize).clamp(MIN_INTERVALS, request.max_intervals)
+    };
+    let mut frequency_hz = request.frequency_hz.min(nyquist_safe_hz);
+    for _ in 0..64 {
+        grid.intervals = intervals;
+        match grid.wave_speed_for_first_mode(frequency_hz) {
+            Some(c) => {
+                grid.wave_speed_mps = c;
+                if grid.is_stable_for(request.max_sigma1_m2_per_s) {
+                    return grid;
+                }
+                if intervals > MIN_INTERVALS {
+                    intervals -= 1;
+                } else {
+                    frequency_hz *= 0.99;
+                }
+            }
+            None => {
+                // Stiffness alone already puts mode 1 above the note: a coarser grid does
+                // not help, so the note is played at the lowest pitch this string allows.
+                if intervals > MIN_INTERVALS {
+                    intervals -= 1;
+                } else {
+                    frequency_hz *= 1.01;
+                }
+            }
+        }
+    }
+    // Unreachable in practice; keep a grid that is stable whatever the pitch.
+    grid.intervals = MIN_INTERVALS;
+    grid.wave_speed_mps = 0.5 * request.length_m / MIN_INTERVALS as f64 / k;
+    grid
+}
+
+/// Designs the finest stable grid that sounds the requested frequency, as
+/// [`TuningRequest::target`] defines it. Frequencies the coarsest grid cannot reach are
+/// lowered to the highest it can.
+pub fn tune_grid(request: &TuningRequest) -> SchemeGrid {
+    let mut grid = tune_first_mode(request);
+    if request.target == PitchTarget::Helmholtz {
+        // f_eff is nearly proportional to the first mode, so a fixed-point iteration on the
+        // first mode's target converges in a few passes.
+        let nyquist_hz = 0.5 * request.sample_rate_hz;
+        let mut first_mode_hz = request.frequency_hz;
+        for _ in 0..6 {
+            let ratio = request.frequency_hz / grid.helmholtz_frequency_hz(nyquist_hz);
+            if (ratio - 1.0).abs() < 1e-9 {
+                break;
+            }
+            first_mode_hz *= ratio;
+            grid = tune_first_mode(&TuningRequest { frequency_hz: first_mode_hz, ..*request });
+        }
+    }
+    grid
+}
+
+/// Cents between two frequencies.
+pub fn cents(frequency_hz: f64, reference_hz: f64) -> f64 {
+    1200.0 * (frequency_hz / reference_hz).log2()
+}
+
+/// The equal-tempered frequency of a (possibly fractional) MIDI key, A4 = 440 Hz.
+pub fn midi_key_to_hz(key: f64) -> f64 {
+    440.0 * 2f64.powf((key - 69.0) / 12.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_grids_count_intervals() {
+        // willemsen2019: N = 95, 71, 49, 33 for G3, D4, A4, E5 at 44.1 kHz with c = 2 f0 L.
+        let kappa = (2e11 * std::f64::consts::PI * 5e-4f64.powi(4) / 4.0 / (7850.0 * std::f64::consts::PI * 25e-8)).sqrt();
+        for (f0, n) in [(196.0, 95), (293.66, 71), (440.0, 49), (659.26, 33)] {
+            let h = min_grid_spacing_m(2.0 * f0, kappa, 5e-3, 1.0 / 44100.0);
+            assert_eq!((1.0 / h).floor() as usize, n, "f0 {f0}");
+        }
+    }
+
+    fn request(f: f64, fs: f64) -> TuningRequest {
+        TuningRequest {
+            frequency_hz: f,
+            length_m: 1.0,
+            kappa_m2_per_s: 0.003 * 2.0 * f,
+            sigma0_per_s: 1.0,
+            sigma1_m2_per_s: 5e-3,
+            max_sigma1_m2_per_s: 2e-2,
+            sample_rate_hz: fs,
+            max_intervals: 1024,
+            target: PitchTarget::FirstMode,
+        }
+    }
+
+    #[test]
+    fn tuned_grid_is_stable_and_on_pitch() {
+        for key in [28.0, 43.0, 69.0, 88.0, 100.0] {
+            for fs in [22050.0, 44100.0, 96000.0, 192000.0] {
+                let f = midi_key_to_hz(key);
+                let grid = tune_grid(&request(f, fs));
+                assert!(grid.is_stable_for(2e-2));
+                assert!(cents(grid.mode_frequency_hz(1), f).abs() < 1e-6, "key {key} fs {fs}");
+                let bowed = tune_grid(&TuningRequest { target: PitchTarget::Helmholtz, ..request(f, fs) });
+                assert!(cents(bowed.helmholtz_frequency_hz(fs / 2.0), f).abs() < 1e-3, "key {key} fs {fs}");
+                let h_min = min_grid_spacing_m(grid.wave_speed_mps, grid.kappa_m2_per_s, 2e-2, 1.0 / fs);
+                // As fine as the stability condition allows (or the memory cap).
+                assert!(grid.intervals == 1024 || grid.spacing_m() < h_min * (grid.intervals as f64 + 1.0) / grid.intervals as f64);
+            }
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! One string voice: a bowed string tuned to a MIDI note, with the bow's envelope (press,
+//! accelerate, lift), per-sample control ramps, oversampling for high notes, silence
+//! detection and recovery from a diverged state.
+
+use crate::controls::Controls;
+use crate::dsp::decimator::{Decimator, MAX_FACTOR};
+use crate::dsp::ramp::LinearRamp;
+use crate::physics::bowed_string::{BowedString, BowingControls};
+use crate::physics::friction::ElastoPlasticParams;
+use crate::physics::note_string::{NoteStringDesign, REFERENCE_IMPEDANCE_KG_PER_S, REFERENCE_WAVE_SPEED_MPS};
+use crate::physics::tuning::midi_key_to_hz;
+
+/// The most grid intervals a voice's string can have (the lowest note at 192 kHz needs
+/// about 560).
+pub const MAX_INTERVALS: usize = 1024;
+/// Grids coarser than this are run oversampled: a bowed string needs enough nodes for
+/// Helmholtz motion to stay in tune.
+pub const MIN_BOWED_INTERVALS: usize = 24;
+/// How long a control takes to reach a new value.
+pub const CONTROL_RAMP_S: f64 = 0.010;
+/// From the bridge force over the string impedance (m/s) to full scale: a forte note with
+/// default controls peaks near -6 dBFS.
+pub const OUTPUT_SCALE: f64 = 0.6;
+/// A ringing voice quieter than this over a whole detection window is freed (-100 dBFS).
+pub const SILENCE_THRESHOLD: f64 = 1e-5;
+const SILENCE_WINDOW_S: f64 = 0.05;
+/// A string displacement beyond this (metres) means the simulation has diverged.
+const DIVERGED_DISPLACEMENT_M: f64 = 0.05;
+
+/// Where a voice is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Free,
+    /// The bow is on the string (or pressing in).
+    Bowing,
+    /// Note-off: the bow slows and lifts.
+    Releasing,
+    /// The bow is off; the string rings until it is silent.
+    Ringing,
+}
+
+/// Which note a voice plays, for matching note-offs and reporting terminations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoteId {
+    pub channel: u8,
+    pub note: u8,
+    pub voice_id: Option<i32>,
+}
+
+pub struct StringVoice {
+    bowed: BowedString,
+    decimator: Decimator,
+    sample_rate_hz: f64,
+    phase: Phase,
+    pub note: NoteId,
+    /// Note-on order; the smallest is the oldest.
+    pub age: u64,
+    velocity: f64,
+    /// 0 (bow off) to 1 (full force), and 0 (bow at rest) to 1 (full speed).
+    pressure_envelope: f64,
+    speed_envelope: f64,
+    pressure_step: f64,
+    speed_step: f64,
+    release_step: f64,
+    force: LinearRamp,
+    bow_velocity: LinearRamp,
+    position: LinearRamp,
+    noise: LinearRamp,
+    damping: LinearRamp,
+    finger: LinearRamp,
+    stiffness: LinearRamp,
+    static_friction: LinearRamp,
+    dynamic_friction: LinearRamp,
+    stribeck: LinearRamp,
+    /// `s0` scale for this string: the bristles are as stiff relative to the string's tension
+    /// as on the reference string.
+    stiffness_scale: f64,
+    window_peak: f64,
+    window_left: u32,
+    last_output: f64,
+    recoveries: u64,
+}
+
+impl StringVoice {
+    /// Allocates a voice for `sample_rate_hz`. Nothing allocates after this.
+    pub fn new(sample_rate_hz: f64) -> Self {
+        let (grid, material) = NoteStringDesign::default().build(440.0, sample_rate_hz, MAX_INTERVALS);
+        let ramp = |v: f64| LinearRamp::new(v, LinearRamp::samples_for(CONTROL_RAMP_S, sample_rate_hz));
+        let c = Controls::default();
+        Self {
+            bowed: BowedString::with_capacity(MAX_INTERVALS, grid, material, ElastoPlasticParams::default(), 0),
+            decimator: Decimator::new(1),
+            sample_rate_hz,
+            phase: Phase::Free,
+            note: NoteId { channel: 0, note: 69, voice_id: None },
+            age: 0,
+            velocity: 1.0,
+            pressure_envelope: 0.0,
+            speed_envelope: 0.0,
+            pressure_step: 0.0,
+            speed_step: 0.0,
+            release_step: 0.0,
+            force: ramp(c.bow_force_n),
+            bow_velocity: ramp(c.bow_velocity_mps),
+            position: ramp(c.bow_position),
+            noise: ramp(c.noise),
+            damping: ramp(c.damping_scale),
+            finger: ramp(c.finger_position),
+            stiffness: ramp(c.bristle_stiffness_n_per_m),
+            static_friction: ramp(c.static_friction),
+            dynamic_friction: ramp(c.dynamic_friction),
+            stribeck: ramp(c.stribeck_velocity_mps),
+            stiffness_scale: 1.0,
+            window_peak: 0.0,
+            window_left: 0,
+            last_output: 0.0,
+            recoveries: 0,
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn is_free(&self) -> bool {
+        self.phase == Phase::Free
+    }
+
+    /// Whether the bow is down for a held note (not yet released).
+    pub fn is_held(&self) -> bool {
+        self.phase == Phase::Bowing
+    }
+
+    pub fn bowed_string(&self) -> &BowedString {
+        &self.bowed
+    }
+
+    pub fn oversampling(&self) -> usize {
+        self.decimator.factor()
+    }
+
+    pub fn last_output(&self) -> f64 {
+        self.last_output
+    }
+
+    /// How often this voice had to be recovered from a diverged state.
+    pub fn recoveries(&self) -> u64 {
+        self.recoveries
+    }
+
+    /// Starts a note: tunes a fresh string to it and puts the bow down.
+    pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls) {
+        let frequency_hz = midi_key_to_hz(note.note as f64);
+        let design = NoteStringDesign { inharmonicity: controls.string_stiffness, damping_scale: controls.damping_scale, ..NoteStringDesign::default() };
+        let mut factor = 1;
+        let (mut grid, mut material) = design.build(frequency_hz, self.sample_rate_hz, MAX_INTERVALS);
+        while grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR {
+            factor *= 2;
+            (grid, material) = design.build(frequency_hz, self.sample_rate_hz * factor as f64, MAX_INTERVALS);
+        }
+        self.stiffness_scale = (2.0 * frequency_hz * design.length_m / REFERENCE_WAVE_SPEED_MPS).max(1.0);
+        // The noise sequence depends only on the note's order, so a reset replays exactly.
+        self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ age);
+        if self.decimator.factor() != factor {
+            self.decimator = Decimator::new(factor);
+        } else {
+            self.decimator.reset();
+        }
+        self.note = note;
+        self.age = age;
+        self.velocity = velocity.clamp(0.0, 1.0);
+        self.phase = Phase::Bowing;
+        self.pressure_envelope = 0.0;
+        self.speed_envelope = 0.0;
+        // Harder notes press in and accelerate faster: the attack takes from 1.5x (soft)
+        // to 0.5x (hard) of the Bow Attack time. The force arrives in half that time, before
+        // the bow reaches full speed, for a clean (Guettler) start.
+        let attack_s = controls.bow_attack_ms * 1e-3 * (1.5 - self.velocity);
+        self.speed_step = 1.0 / (attack_s * self.sample_rate_hz).max(1.0);
+        self.pressure_step = 2.0 * self.speed_step;
+        self.release_step = 1.0 / (controls.bow_release_ms * 1e-3 * self.sample_rate_hz).max(1.0);
+        self.snap_controls(controls);
+        self.window_peak = 0.0;
+        self.window_left = self.silence_window();
+        self.last_output = 0.0;
+    }
+
+    fn silence_window(&self) -> u32 {
+        (SILENCE_WINDOW_S * self.sample_rate_hz) as u32
+    }
+
+    fn snap_controls(&mut self, c: &Controls) {
+        self.force.snap(c.bow_force_n);
+        self.bow_velocity.snap(c.bow_velocity_mps);
+        self.position.snap(c.bow_position);
+        self.noise.snap(c.noise);
+        self.damping.snap(c.damping_scale);
+        self.finger.snap(c.finger_position);
+        self.stiffness.snap(c.bristle_stiffness_n_per_m);
+        self.static_friction.snap(c.static_friction);
+        self.dynamic_friction.snap(c.dynamic_friction);
+        self.stribeck.snap(c.stribeck_velocity_mps);
+    }
+
+    /// New control targets; each ramps there over [`CONTROL_RAMP_S`].
+    pub fn set_controls(&mut self, c: &Controls) {
+        self.force.set_target(c.bow_force_n);
+        self.bow_velocity.set_target(c.bow_velocity_mps);
+        self.position.set_target(c.bow_position);
+        self.noise.set_target(c.noise);
+        self.damping.set_target(c.damping_scale);
+        self.finger.set_target(c.finger_position);
+        self.stiffness.set_target(c.bristle_stiffness_n_per_m);
+        self.static_friction.set_target(c.static_friction);
+        self.dynamic_friction.set_target(c.dynamic_friction);
+        self.stribeck.set_target(c.stribeck_velocity_mps);
+        self.release_step = 1.0 / (c.bow_release_ms * 1e-3 * self.sample_rate_hz).max(1.0);
+    }
+
+    /// Note-off: the bow slows down and lifts off.
+    pub fn release(&mut self) {
+        if self.phase == Phase::Bowing {
+            self.phase = Phase::Releasing;
+        }
+    }
+
+    /// Silences and frees the voice at once.
+    pub fn kill(&mut self) {
+        self.phase = Phase::Free;
+        self.bowed.string.reset();
+        self.decimator.reset();
+        self.last_output = 0.0;
+    }
+
+    /// Renders one host sample, before the output gain.
+    #[inline]
+    pub fn tick(&mut self) -> f64 {
+        if self.phase == Phase::Free {
+            return 0.0;
+        }
+        self.advance_envelopes();
+        let damping = self.damping.next();
+        let grid = *self.bowed.string.grid();
+        let nominal_c = grid.wave_speed_mps;
+        let (sigma0, sigma1) = crate::physics::note_string::losses_for(nominal_c, damping);
+        self.bowed.string.set_losses(sigma0, sigma1);
+
+        let friction = &mut self.bowed.bow.friction;
+        let s0 = self.stiffness.next() * self.stiffness_scale;
+        friction.bristle_stiffness_n_per_m = s0;
+        friction.bristle_damping_kg_per_s = 0.001 * s0.sqrt();
+        friction.static_coefficient = self.static_friction.next();
+        friction.coulomb_coefficient = self.dynamic_friction.next().min(friction.static_coefficient);
+        friction.stribeck_velocity_mps = self.stribeck.next();
+        friction.noise_per_normal_force = self.noise.next();
+
+        let force = self.force.next() * self.pressure_envelope * (0.4 + 0.6 * self.velocity);
+        let finger = self.finger.next();
+        let controls = BowingControls {
+            normal_force_n: force,
+            bow_velocity_mps: self.bow_velocity.next() * self.speed_envelope,
+            bow_position: self.position.next(),
+            finger_position_m: (finger > 0.0).then(|| finger * grid.length_m),
+        };
+        for _ in 0..self.decimator.factor() {
+            let bridge_force = self.bowed.tick(&controls);
+            self.decimator.push(bridge_force);
+        }
+        let output = self.decimator.output() / REFERENCE_IMPEDANCE_KG_PER_S * OUTPUT_SCALE;
+        if !output.is_finite() || output.abs() > 1e3 || (self.window_left == 0 && !self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M)) {
+            // A diverged voice is silenced and freed; the host never sees the NaN.
+            self.recoveries += 1;
+            self.kill();
+            return 0.0;
+        }
+        self.last_output = output;
+        self.track_silence(output);
+        output
+    }
+
+    fn advance_envelopes(&mut self) {
+        match self.phase {
+            Phase::Bowing => {
+                self.pressure_envelope = (self.pressure_envelope + self.pressure_step).min(1.0);
+                self.speed_envelope = (self.speed_envelope + self.speed_step).min(1.0);
+            }
+            Phase::Releasing => {
+                self.pressure_envelope = (self.pressure_envelope - self.release_step).max(0.0);
+                self.speed_envelope = (self.speed_envelope - self.release_step).max(0.0);
+                if self.pressure_envelope == 0.0 {
+                    self.phase = Phase::Ringing;
+                }
+            }
+            Phase::Ringing | Phase::Free => {}
+        }
+    }
+
+    fn track_silence(&mut self, output: f64) {
+        self.window_peak = self.window_peak.max(output.abs());
+        if self.window_left > 0 {
+            self.window_left -= 1;
+            return;
+        }
+        let silent = self.window_peak < SILENCE_THRESHOLD;
+        self.window_peak = 0.0;
+        self.window_left = self.silence_window();
+        if self.phase == Phase::Ringing && silent {
+            self.kill();
+        }
+    }
+}

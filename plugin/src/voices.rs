@@ -1,0 +1,233 @@
+//! The polyphonic engine: a fixed pool of string voices, note events at sample offsets,
+//! voice stealing (oldest first, with a declick), and the output gain. It is the one
+//! processor behind the plugin, the offline renderer and the tests.
+
+use crate::controls::Controls;
+use crate::dsp::ramp::LinearRamp;
+use crate::physics::newton::IterationStats;
+use crate::voice::{NoteId, StringVoice, CONTROL_RAMP_S};
+
+/// How many voices sound at once.
+pub const MAX_VOICES: usize = 16;
+/// A stolen voice's last output fades to zero over this long, so stealing never clicks.
+const DECLICK_S: f64 = 0.003;
+
+/// Which voices a note-off or choke applies to; `None` matches anything (CLAP wildcards).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NotePattern {
+    pub channel: Option<u8>,
+    pub note: Option<u8>,
+    pub voice_id: Option<i32>,
+}
+
+impl NotePattern {
+    /// The pattern that matches exactly this note.
+    pub fn exact(note: NoteId) -> Self {
+        Self { channel: Some(note.channel), note: Some(note.note), voice_id: note.voice_id }
+    }
+
+    pub fn matches(&self, voice: &NoteId) -> bool {
+        // A host that names voices matches on the ID alone.
+        if let (Some(a), Some(b)) = (self.voice_id, voice.voice_id) {
+            return a == b;
+        }
+        self.channel.is_none_or(|c| c == voice.channel) && self.note.is_none_or(|n| n == voice.note)
+    }
+}
+
+/// A note event for the engine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NoteEvent {
+    NoteOn { note: NoteId, velocity: f64 },
+    NoteOff { pattern: NotePattern },
+    /// Silences matching notes at once (CLAP choke).
+    Choke { pattern: NotePattern },
+    /// Releases every held note (MIDI all-notes-off).
+    AllNotesOff,
+}
+
+pub struct Engine {
+    voices: Vec<StringVoice>,
+    sample_rate_hz: f64,
+    controls: Controls,
+    next_age: u64,
+    gain: LinearRamp,
+    declick_value: f64,
+    declick_step: f64,
+    /// Notes whose voices ended since the last [`Engine::drain_terminated`].
+    terminated: [Option<NoteId>; 2 * MAX_VOICES],
+    terminated_count: usize,
+}
+
+impl Engine {
+    /// Allocates every voice for `sample_rate_hz`. Nothing allocates after this.
+    pub fn new(sample_rate_hz: f64) -> Self {
+        assert!(sample_rate_hz.is_finite() && sample_rate_hz > 0.0, "bad sample rate");
+        let controls = Controls::default();
+        Self {
+            voices: (0..MAX_VOICES).map(|_| StringVoice::new(sample_rate_hz)).collect(),
+            sample_rate_hz,
+            controls,
+            next_age: 0,
+            gain: LinearRamp::new(db_to_gain(controls.output_gain_db), LinearRamp::samples_for(CONTROL_RAMP_S, sample_rate_hz)),
+            declick_value: 0.0,
+            declick_step: 0.0,
+            terminated: [None; 2 * MAX_VOICES],
+            terminated_count: 0,
+        }
+    }
+
+    pub fn sample_rate_hz(&self) -> f64 {
+        self.sample_rate_hz
+    }
+
+    /// Silences every voice and restarts note numbering, so the same input renders the
+    /// same output again.
+    pub fn reset(&mut self) {
+        for voice in &mut self.voices {
+            voice.kill();
+        }
+        self.next_age = 0;
+        self.gain.snap(db_to_gain(self.controls.output_gain_db));
+        self.declick_value = 0.0;
+        self.declick_step = 0.0;
+        self.terminated_count = 0;
+    }
+
+    pub fn controls(&self) -> &Controls {
+        &self.controls
+    }
+
+    /// New control values, applied from the next sample; each ramps in per sample.
+    pub fn set_controls(&mut self, controls: &Controls) {
+        self.controls = *controls;
+        self.gain.set_target(db_to_gain(controls.output_gain_db));
+        for voice in self.voices.iter_mut().filter(|v| !v.is_free()) {
+            voice.set_controls(controls);
+        }
+    }
+
+    pub fn handle_event(&mut self, event: &NoteEvent) {
+        match *event {
+            NoteEvent::NoteOn { note, velocity } => self.note_on(note, velocity),
+            NoteEvent::NoteOff { pattern } => {
+                for voice in self.voices.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
+                    voice.release();
+                }
+            }
+            NoteEvent::Choke { pattern } => {
+                for i in 0..self.voices.len() {
+                    if !self.voices[i].is_free() && pattern.matches(&self.voices[i].note) {
+                        self.steal(i);
+                    }
+                }
+            }
+            NoteEvent::AllNotesOff => {
+                for voice in &mut self.voices {
+                    voice.release();
+                }
+            }
+        }
+    }
+
+    fn note_on(&mut self, note: NoteId, velocity: f64) {
+        // A repeated note re-bows on a fresh string; the old one is released to ring.
+        for voice in self.voices.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
+            voice.release();
+        }
+        let index = match self.voices.iter().position(|v| v.is_free()) {
+            Some(i) => i,
+            None => {
+                // Steal the quietest-to-lose: the oldest note.
+                let oldest = (0..self.voices.len()).min_by_key(|&i| self.voices[i].age).unwrap_or(0);
+                self.steal(oldest);
+                oldest
+            }
+        };
+        let age = self.next_age;
+        self.next_age += 1;
+        let controls = self.controls;
+        self.voices[index].start(note, velocity, age, &controls);
+    }
+
+    /// Frees a sounding voice now; its last sample fades out over a few milliseconds.
+    fn steal(&mut self, index: usize) {
+        let voice = &mut self.voices[index];
+        self.declick_value += voice.last_output();
+        let samples = (DECLICK_S * self.sample_rate_hz).max(1.0);
+        self.declick_step = self.declick_value / samples;
+        let note = voice.note;
+        voice.kill();
+        push_terminated(&mut self.terminated, &mut self.terminated_count, note);
+    }
+
+
+    /// Calls `sink` for every voice that ended since the last call (for CLAP's
+    /// voice-terminated events).
+    pub fn drain_terminated(&mut self, mut sink: impl FnMut(NoteId)) {
+        for slot in &mut self.terminated[..self.terminated_count] {
+            if let Some(note) = slot.take() {
+                sink(note);
+            }
+        }
+        self.terminated_count = 0;
+    }
+
+    /// Renders `out.len()` samples of the mono mix into `out` (overwriting it).
+    pub fn render(&mut self, out: &mut [f32]) {
+        for sample in out.iter_mut() {
+            let mut mix = 0.0;
+            for voice in self.voices.iter_mut() {
+                if !voice.is_free() {
+                    mix += voice.tick();
+                    if voice.is_free() {
+                        push_terminated(&mut self.terminated, &mut self.terminated_count, voice.note);
+                    }
+                }
+            }
+            if self.declick_value != 0.0 {
+                mix += self.declick_value;
+                self.declick_value -= self.declick_step;
+                if self.declick_value * self.declick_step <= 0.0 {
+                    self.declick_value = 0.0;
+                }
+            }
+            *sample = (mix * self.gain.next()) as f32;
+        }
+    }
+
+    pub fn voices(&self) -> &[StringVoice] {
+        &self.voices
+    }
+
+    pub fn active_voice_count(&self) -> usize {
+        self.voices.iter().filter(|v| !v.is_free()).count()
+    }
+
+    /// Newton statistics over every voice since each started.
+    pub fn newton_stats(&self) -> IterationStats {
+        let mut stats = IterationStats::default();
+        for voice in &self.voices {
+            stats.merge(&voice.bowed_string().bow.stats);
+        }
+        stats
+    }
+
+    /// How often any voice was recovered from a diverged state.
+    pub fn recoveries(&self) -> u64 {
+        self.voices.iter().map(|v| v.recoveries()).sum()
+    }
+}
+
+/// Records an ended voice; past the list's capacity the report is dropped (the host then
+/// learns of it from the next note on that voice).
+fn push_terminated(list: &mut [Option<NoteId>], count: &mut usize, note: NoteId) {
+    if *count < list.len() {
+        list[*count] = Some(note);
+        *count += 1;
+    }
+}
+
+pub fn db_to_gain(db: f64) -> f64 {
+    10f64.powf(db / 20.0)
+}
