@@ -47,9 +47,9 @@ macro_rules! spec {
     };
 }
 
-spec!(BOW_FORCE, "bow_force", "Bow Force", " N", 0.0, 20.0, 3.0, Linear);
-spec!(BOW_VELOCITY, "bow_velocity", "Bow Velocity", " m/s", -0.5, 0.5, 0.15, Linear);
-spec!(BOW_POSITION, "bow_position", "Bow Position", " of length", 0.02, 0.5, 0.12, Linear);
+spec!(BOW_FORCE, "bow_force", "Bow Force", " N", 0.0, 20.0, 6.0, Linear);
+spec!(BOW_VELOCITY, "bow_velocity", "Bow Velocity", " m/s", -0.5, 0.5, 0.1, Linear);
+spec!(BOW_POSITION, "bow_position", "Bow Position", " of length", 0.02, 0.5, 0.18, Linear);
 spec!(NOISE, "noise", "Bow Noise", " of force", 0.0, 0.1, 0.02, Linear);
 spec!(DAMPING, "damping", "Damping", " x", 0.1, 10.0, 1.0, Log);
 spec!(OUTPUT_GAIN, "output_gain", "Output Gain", " dB", -48.0, 12.0, 0.0, Linear);
@@ -59,8 +59,9 @@ spec!(DYNAMIC_FRICTION, "dynamic_friction", "Dynamic Friction", "", 0.05, 1.0, 0
 spec!(STRIBECK_VELOCITY, "stribeck_velocity", "Stribeck Velocity", " m/s", 0.01, 1.0, 0.1, Log);
 spec!(STRING_STIFFNESS, "string_stiffness", "String Stiffness", " B", 1e-6, 1e-2, 1e-4, Log);
 spec!(FINGER_POSITION, "finger_position", "Finger Position", " of length", 0.0, 0.5, 0.0, Linear);
-spec!(BOW_ATTACK, "bow_attack", "Bow Attack", " ms", 5.0, 1000.0, 60.0, Log);
+spec!(BOW_ATTACK, "bow_attack", "Bow Attack", " ms", 5.0, 2000.0, 200.0, Log);
 spec!(BOW_RELEASE, "bow_release", "Bow Release", " ms", 5.0, 2000.0, 80.0, Log);
+spec!(INTONATION, "intonation", "Intonation", " %", 0.0, 100.0, 100.0, Linear);
 
 /// Every control, in display order.
 pub const ALL: &[ControlSpec] = &[
@@ -78,6 +79,7 @@ pub const ALL: &[ControlSpec] = &[
     FINGER_POSITION,
     BOW_ATTACK,
     BOW_RELEASE,
+    INTONATION,
 ];
 
 /// Looks a control up by its ID.
@@ -107,6 +109,8 @@ pub struct Controls {
     pub finger_position: f64,
     pub bow_attack_ms: f64,
     pub bow_release_ms: f64,
+    /// How strongly the voice corrects its bowed pitch by ear (0: open loop, 100: fully).
+    pub intonation_percent: f64,
 }
 
 impl Default for Controls {
@@ -134,6 +138,7 @@ impl Controls {
             finger_position: get(&FINGER_POSITION),
             bow_attack_ms: get(&BOW_ATTACK),
             bow_release_ms: get(&BOW_RELEASE),
+            intonation_percent: get(&INTONATION),
         }
     }
 
@@ -154,6 +159,7 @@ impl Controls {
             "finger_position" => self.finger_position,
             "bow_attack" => self.bow_attack_ms,
             "bow_release" => self.bow_release_ms,
+            "intonation" => self.intonation_percent,
             _ => return None,
         })
     }

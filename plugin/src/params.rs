@@ -38,6 +38,8 @@ pub struct RosinParams {
     pub bow_attack: FloatParam,
     #[id = "bow_release"]
     pub bow_release: FloatParam,
+    #[id = "intonation"]
+    pub intonation: FloatParam,
 }
 
 /// A float parameter built from its control spec.
@@ -81,6 +83,7 @@ impl Default for RosinParams {
             finger_position: param(&controls::FINGER_POSITION),
             bow_attack: param(&controls::BOW_ATTACK),
             bow_release: param(&controls::BOW_RELEASE),
+            intonation: param(&controls::INTONATION),
         }
     }
 }
@@ -102,6 +105,7 @@ impl RosinParams {
             "finger_position" => &self.finger_position,
             "bow_attack" => &self.bow_attack,
             "bow_release" => &self.bow_release,
+            "intonation" => &self.intonation,
             _ => return None,
         })
     }

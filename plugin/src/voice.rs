@@ -7,6 +7,7 @@ use crate::dsp::decimator::{Decimator, MAX_FACTOR};
 use crate::dsp::ramp::LinearRamp;
 use crate::physics::bowed_string::{BowedString, BowingControls};
 use crate::physics::friction::ElastoPlasticParams;
+use crate::physics::intonation::Intonation;
 use crate::physics::note_string::{NoteStringDesign, REFERENCE_IMPEDANCE_KG_PER_S, REFERENCE_WAVE_SPEED_MPS};
 use crate::physics::tuning::midi_key_to_hz;
 
@@ -15,12 +16,12 @@ use crate::physics::tuning::midi_key_to_hz;
 pub const MAX_INTERVALS: usize = 1024;
 /// Grids coarser than this are run oversampled: a bowed string needs enough nodes for
 /// Helmholtz motion to stay in tune.
-pub const MIN_BOWED_INTERVALS: usize = 24;
+pub const MIN_BOWED_INTERVALS: usize = 32;
 /// How long a control takes to reach a new value.
 pub const CONTROL_RAMP_S: f64 = 0.010;
 /// From the bridge force over the string impedance (m/s) to full scale: a forte note with
 /// default controls peaks near -6 dBFS.
-pub const OUTPUT_SCALE: f64 = 0.6;
+pub const OUTPUT_SCALE: f64 = 0.5;
 /// A ringing voice quieter than this over a whole detection window is freed (-100 dBFS).
 pub const SILENCE_THRESHOLD: f64 = 1e-5;
 const SILENCE_WINDOW_S: f64 = 0.05;
@@ -72,6 +73,12 @@ pub struct StringVoice {
     static_friction: LinearRamp,
     dynamic_friction: LinearRamp,
     stribeck: LinearRamp,
+    intonation_strength: LinearRamp,
+    intonation: Intonation,
+    /// The wave speed the tuning solve gave; intonation scales it.
+    tuned_wave_speed_mps: f64,
+    /// The open string's period at the rate the string runs at.
+    open_period_samples: f64,
     /// `s0` scale for this string: the bristles are as stiff relative to the string's tension
     /// as on the reference string.
     stiffness_scale: f64,
@@ -110,6 +117,10 @@ impl StringVoice {
             static_friction: ramp(c.static_friction),
             dynamic_friction: ramp(c.dynamic_friction),
             stribeck: ramp(c.stribeck_velocity_mps),
+            intonation_strength: ramp(c.intonation_percent / 100.0),
+            intonation: Intonation::new(100.0),
+            tuned_wave_speed_mps: grid.wave_speed_mps,
+            open_period_samples: sample_rate_hz / 440.0,
             stiffness_scale: 1.0,
             window_peak: 0.0,
             window_left: 0,
@@ -161,6 +172,9 @@ impl StringVoice {
         self.stiffness_scale = (2.0 * frequency_hz * design.length_m / REFERENCE_WAVE_SPEED_MPS).max(1.0);
         // The noise sequence depends only on the note's order, so a reset replays exactly.
         self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ age);
+        self.tuned_wave_speed_mps = grid.wave_speed_mps;
+        self.open_period_samples = self.sample_rate_hz * factor as f64 / frequency_hz;
+        self.intonation = Intonation::new(self.open_period_samples);
         if self.decimator.factor() != factor {
             self.decimator = Decimator::new(factor);
         } else {
@@ -200,6 +214,7 @@ impl StringVoice {
         self.static_friction.snap(c.static_friction);
         self.dynamic_friction.snap(c.dynamic_friction);
         self.stribeck.snap(c.stribeck_velocity_mps);
+        self.intonation_strength.snap(c.intonation_percent / 100.0);
     }
 
     /// New control targets; each ramps there over [`CONTROL_RAMP_S`].
@@ -214,6 +229,7 @@ impl StringVoice {
         self.static_friction.set_target(c.static_friction);
         self.dynamic_friction.set_target(c.dynamic_friction);
         self.stribeck.set_target(c.stribeck_velocity_mps);
+        self.intonation_strength.set_target(c.intonation_percent / 100.0);
         self.release_step = 1.0 / (c.bow_release_ms * 1e-3 * self.sample_rate_hz).max(1.0);
     }
 
@@ -254,7 +270,7 @@ impl StringVoice {
         friction.stribeck_velocity_mps = self.stribeck.next();
         friction.noise_per_normal_force = self.noise.next();
 
-        let force = self.force.next() * self.pressure_envelope * (0.4 + 0.6 * self.velocity);
+        let force = self.force.next() * self.pressure_envelope * (0.6 + 0.4 * self.velocity);
         let finger = self.finger.next();
         let controls = BowingControls {
             normal_force_n: force,
@@ -262,10 +278,15 @@ impl StringVoice {
             bow_position: self.position.next(),
             finger_position_m: (finger > 0.0).then(|| finger * grid.length_m),
         };
+        let strength = self.intonation_strength.next();
+        // A stopped string's period is shorter in proportion to its vibrating length.
+        self.intonation.set_target_period(self.open_period_samples * (1.0 - finger));
         for _ in 0..self.decimator.factor() {
             let bridge_force = self.bowed.tick(&controls);
             self.decimator.push(bridge_force);
+            self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
         }
+        self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * self.intonation.correction());
         let output = self.decimator.output() / REFERENCE_IMPEDANCE_KG_PER_S * OUTPUT_SCALE;
         if !output.is_finite() || output.abs() > 1e3 || (self.window_left == 0 && !self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M)) {
             // A diverged voice is silenced and freed; the host never sees the NaN.
@@ -307,5 +328,11 @@ impl StringVoice {
         if self.phase == Phase::Ringing && silent {
             self.kill();
         }
+    }
+}
+
+impl StringVoice {
+    pub fn intonation(&self) -> &Intonation {
+        &self.intonation
     }
 }

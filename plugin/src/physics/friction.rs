@@ -140,7 +140,7 @@ mod tests {
         let p = ElastoPlasticParams::default();
         let fn_n = 5.0;
         let z_ss0 = p.steady_state_deflection_m(fn_n, 0.0);
-        for &v in &[-0.3, -0.05, 0.02, 0.1, 0.25] {
+        for &v in &[-0.3f64, -0.05, 0.02, 0.1, 0.25] {
             for &frac in &[-0.9, 0.1, 0.75, 0.85, 0.95, 1.2] {
                 let z = frac * z_ss0 * v.signum();
                 let r = p.bristle_rate(fn_n, v, z);

@@ -9,3 +9,4 @@ pub mod newton;
 pub mod string;
 pub mod tuning;
 pub mod note_string;
+pub mod intonation;

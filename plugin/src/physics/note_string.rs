@@ -24,6 +24,9 @@ pub const REFERENCE_SIGMA0_PER_S: f64 = 1.0;
 pub const REFERENCE_SIGMA1_M2_PER_S: f64 = 5e-3;
 /// The largest damping scale the controls allow; grids are designed for it.
 pub const MAX_DAMPING_SCALE: f64 = 10.0;
+/// How far the wave speed may be raised while a note sounds (about 17 cents), for
+/// intonation; grids are designed for it.
+pub const WAVE_SPEED_HEADROOM: f64 = 1.01;
 
 /// The design of a note's string, apart from its pitch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,6 +72,7 @@ impl NoteStringDesign {
             max_sigma1_m2_per_s: max_sigma1,
             sample_rate_hz,
             max_intervals,
+            wave_speed_headroom: WAVE_SPEED_HEADROOM,
             target: PitchTarget::Helmholtz,
         });
         let material = StringMaterial { linear_density_kg_per_m: self.impedance_kg_per_s / grid.wave_speed_mps };

@@ -91,6 +91,15 @@ impl StiffString {
         }
     }
 
+    /// Changes the wave speed while the string sounds (for intonation). Stability is the
+    /// caller's contract: the grid must have been designed with enough headroom.
+    pub fn set_wave_speed(&mut self, wave_speed_mps: f64) {
+        if self.grid.wave_speed_mps != wave_speed_mps {
+            self.grid.wave_speed_mps = wave_speed_mps;
+            self.update_coefficients();
+        }
+    }
+
     fn update_coefficients(&mut self) {
         let g = &self.grid;
         let k = g.time_step_s;
@@ -255,6 +264,23 @@ impl StiffString {
             bending_term += dxx_u * dxx_p;
         }
         0.5 * rho_a * h * kinetic + 0.5 * tension * tension_term / h + 0.5 * bending * bending_term / (h * h * h)
+    }
+
+    /// Sets `u^n` and `u^{n-1}` (nodes `0 ..= N`, each of length `N + 1`); the supports
+    /// are held at zero. For initial conditions in tests and tools.
+    pub fn set_state(&mut self, current: &[f64], previous: &[f64]) {
+        let n = self.grid.intervals;
+        assert!(current.len() == n + 1 && previous.len() == n + 1, "state must have N + 1 nodes");
+        for l in 1..n {
+            self.current[GHOST + l] = current[l];
+            self.previous[GHOST + l] = previous[l];
+        }
+        for buffer in [&mut self.current, &mut self.previous] {
+            buffer[GHOST] = 0.0;
+            buffer[GHOST + n] = 0.0;
+            buffer[0] = -buffer[GHOST + 1];
+            buffer[GHOST + n + 1] = -buffer[GHOST + n - 1];
+        }
     }
 
     /// Whether the state is finite and inside `limit_m` everywhere.

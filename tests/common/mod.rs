@@ -1,0 +1,101 @@
+//! Shared helpers for the integration tests: rendering notes through the engine and
+//! measuring what comes out.
+#![allow(dead_code)]
+
+use rosin::controls::Controls;
+use rosin::render::{render, Timeline, TimelineItem};
+use rosin::voice::NoteId;
+use rosin::voices::{Engine, NoteEvent, NotePattern};
+
+pub const TEST_RATES_HZ: [f64; 3] = [44_100.0, 48_000.0, 96_000.0];
+
+pub fn note_id(key: u8) -> NoteId {
+    NoteId { channel: 0, note: key, voice_id: None }
+}
+
+/// Renders one note held for `held_s` then released, with `tail_s` after, through a fresh
+/// engine. Returns the engine too, for its statistics.
+pub fn render_note(key: u8, velocity: f64, sample_rate_hz: f64, held_s: f64, tail_s: f64, controls: Controls) -> (Vec<f32>, Engine) {
+    let mut engine = Engine::new(sample_rate_hz);
+    let mut timeline = Timeline::default();
+    timeline.push(0, TimelineItem::Note(NoteEvent::NoteOn { note: note_id(key), velocity }));
+    let off = (held_s * sample_rate_hz) as u64;
+    timeline.push(off, TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(note_id(key)) }));
+    let mut controls = controls;
+    let out = render(&mut engine, &mut controls, &timeline, off + (tail_s * sample_rate_hz) as u64, 256);
+    (out, engine)
+}
+
+/// The fundamental frequency of a periodic signal, from the autocorrelation at a lag of as
+/// many whole periods as fit in half the signal (so the estimate's error is divided by
+/// that count), refined by parabolic interpolation.
+pub fn fundamental_hz(signal: &[f32], sample_rate_hz: f64, expected_hz: f64) -> f64 {
+    let x: Vec<f64> = {
+        let mean = signal.iter().map(|&s| s as f64).sum::<f64>() / signal.len() as f64;
+        signal.iter().map(|&s| s as f64 - mean).collect()
+    };
+    let correlation = |lag: usize| -> f64 {
+        let n = x.len() - lag;
+        let dot: f64 = (0..n).map(|i| x[i] * x[i + lag]).sum();
+        let e0: f64 = x[..n].iter().map(|v| v * v).sum();
+        let e1: f64 = x[lag..].iter().map(|v| v * v).sum();
+        dot / (e0 * e1).sqrt().max(1e-300)
+    };
+    // First find one period near the expectation (within a semitone either side).
+    let peak_near = |centre: f64, half_width: f64| -> f64 {
+        let lo = (centre - half_width).floor().max(2.0) as usize;
+        let hi = (centre + half_width).ceil() as usize;
+        let (mut best, mut best_value) = (lo, f64::MIN);
+        for lag in lo..=hi {
+            let v = correlation(lag);
+            if v > best_value {
+                best_value = v;
+                best = lag;
+            }
+        }
+        let (a, b, c) = (correlation(best - 1), best_value, correlation(best + 1));
+        let denominator = a - 2.0 * b + c;
+        best as f64 + if denominator.abs() > 1e-300 { 0.5 * (a - c) / denominator } else { 0.0 }
+    };
+    let mut periods = 1.0;
+    let mut period = peak_near(sample_rate_hz / expected_hz, sample_rate_hz / expected_hz * 0.06);
+    // Refine at ever longer lags; each step's prediction error stays inside its window.
+    while period * periods * 4.0 < x.len() as f64 * 0.5 {
+        periods *= 4.0;
+        period = peak_near(period * periods, 3.0) / periods;
+    }
+    sample_rate_hz / period
+}
+
+pub fn cents(f: f64, reference: f64) -> f64 {
+    1200.0 * (f / reference).log2()
+}
+
+pub fn peak(signal: &[f32]) -> f32 {
+    signal.iter().fold(0.0f32, |a, &b| a.max(b.abs()))
+}
+
+pub fn rms(signal: &[f32]) -> f64 {
+    (signal.iter().map(|&s| (s as f64) * (s as f64)).sum::<f64>() / signal.len().max(1) as f64).sqrt()
+}
+
+pub fn db(x: f64) -> f64 {
+    20.0 * x.max(1e-30).log10()
+}
+
+/// A small deterministic generator for test input (no dependency on the plugin's RNG).
+pub struct TestRng(pub u64);
+
+impl TestRng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
