@@ -1,1 +1,171 @@
-#[test] fn placeholder() {}
+//! The bowed string (willemsen2019 section 3): Helmholtz motion, the hysteresis loop of the
+//! elasto-plastic bow, the Newton solver's statistics and the edge cases of the contact.
+
+use rosin::physics::bowed_string::{BowedString, BowingControls};
+use rosin::physics::friction::ElastoPlasticParams;
+use rosin::physics::interpolation::CubicPoint;
+use rosin::physics::note_string::NoteStringDesign;
+
+const RATE: f64 = 48_000.0;
+
+fn friction() -> ElastoPlasticParams {
+    let s0 = 1e5;
+    ElastoPlasticParams { bristle_stiffness_n_per_m: s0, bristle_damping_kg_per_s: 0.001 * s0.sqrt(), ..ElastoPlasticParams::default() }
+}
+
+fn string_for(frequency_hz: f64) -> BowedString {
+    string_with(frequency_hz, friction())
+}
+
+fn string_with(frequency_hz: f64, friction: ElastoPlasticParams) -> BowedString {
+    let (grid, material) = NoteStringDesign::default().build(frequency_hz, RATE, 1024);
+    BowedString::with_capacity(1024, grid, material, friction, 7)
+}
+
+/// The same bow without its noise term, for measurements of the deterministic motion.
+fn quiet_friction() -> ElastoPlasticParams {
+    ElastoPlasticParams { noise_per_normal_force: 0.0, ..friction() }
+}
+
+fn controls(force: f64, velocity: f64, position: f64) -> BowingControls {
+    BowingControls { normal_force_n: force, bow_velocity_mps: velocity, bow_position: position, finger_position_m: None }
+}
+
+/// Bows for `seconds` with a 100 ms ramp in, recording (relative velocity, force) per sample.
+fn bow(string: &mut BowedString, force: f64, velocity: f64, position: f64, seconds: f64) -> Vec<(f64, f64)> {
+    let samples = (seconds * RATE) as usize;
+    let ramp = (0.1 * RATE) as usize;
+    (0..samples)
+        .map(|i| {
+            let a = (i as f64 / ramp as f64).min(1.0);
+            string.tick(&controls(force * a, velocity * a, position));
+            let c = string.last_contact();
+            (c.relative_velocity_mps, c.force_n)
+        })
+        .collect()
+}
+
+#[test]
+fn helmholtz_motion_sticks_and_slips_in_the_right_proportions() {
+    let (f0, vb, beta) = (440.0, 0.1, 0.18);
+    let mut string = string_with(f0, quiet_friction());
+    let trace = bow(&mut string, 6.0, vb, beta, 1.5);
+    let steady = &trace[(1.0 * RATE) as usize..];
+    let period = RATE / f0;
+
+    // One slip per period: count entries into slipping (relative velocity below -vB).
+    let mut slips = 0;
+    let mut slipping = false;
+    for &(v, _) in steady {
+        if !slipping && v < -vb {
+            slips += 1;
+            slipping = true;
+        } else if slipping && v > -0.3 * vb {
+            slipping = false;
+        }
+    }
+    let periods = steady.len() as f64 / period;
+    assert!((slips as f64 / periods - 1.0).abs() < 0.05, "{slips} slips in {periods:.1} periods");
+
+    // Slip for about beta of the period and stick for the rest (the corner is rounded by
+    // the losses and the bow's grip, which adds a short transition to each).
+    let fraction = |p: &dyn Fn(f64) -> bool| steady.iter().filter(|(v, _)| p(*v)).count() as f64 / steady.len() as f64;
+    let slip = fraction(&|v| v < -vb);
+    assert!(slip > beta - 0.02 && slip < beta + 0.05, "slip fraction {slip:.3}, ideal {beta:.3}");
+    let stick = fraction(&|v| v.abs() < 0.3 * vb);
+    assert!(stick > 1.0 - beta - 0.08 && stick < 1.0 - beta + 0.02, "stick fraction {stick:.3}, ideal {:.3}", 1.0 - beta);
+
+    // During the slip the string moves back at about vB (1 - beta) / beta relative to the
+    // string's own stick velocity: the relative velocity plateaus near -vB / beta.
+    let mut slip_velocities: Vec<f64> = steady.iter().map(|(v, _)| *v).filter(|v| *v < -vb).collect();
+    slip_velocities.sort_by(f64::total_cmp);
+    let fastest_quarter = &slip_velocities[..slip_velocities.len() / 4];
+    let plateau = fastest_quarter.iter().sum::<f64>() / fastest_quarter.len() as f64;
+    let ideal = -vb / beta;
+    assert!((plateau / ideal - 1.0).abs() < 0.3, "slip plateau {plateau:.3} m/s, ideal {ideal:.3} m/s");
+}
+
+#[test]
+fn force_against_relative_velocity_shows_a_hysteresis_loop() {
+    let mut string = string_for(293.66);
+    let trace = bow(&mut string, 6.0, 0.1, 0.18, 1.2);
+    let period = (RATE / 293.66).round() as usize;
+    let cycle = &trace[trace.len() - 4 * period..];
+    // The loop's enclosed area (shoelace), relative to its bounding box.
+    let area: f64 = cycle.windows(2).map(|w| w[0].0 * w[1].1 - w[1].0 * w[0].1).sum::<f64>().abs() / 2.0 / 4.0;
+    let (vmin, vmax) = cycle.iter().fold((f64::MAX, f64::MIN), |(a, b), (v, _)| (a.min(*v), b.max(*v)));
+    let (fmin, fmax) = cycle.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, f)| (a.min(*f), b.max(*f)));
+    let relative = area / ((vmax - vmin) * (fmax - fmin));
+    assert!(relative > 0.02, "loop area is {relative:.4} of its bounding box");
+    // A memoryless friction curve would give one force per velocity: here the force at the
+    // same slip velocity differs between the start and the end of the slip.
+    let slip: Vec<&(f64, f64)> = cycle.iter().filter(|(v, _)| *v < -0.3).collect();
+    let spread = slip.iter().map(|(_, f)| *f).fold(f64::MIN, f64::max) - slip.iter().map(|(_, f)| *f).fold(f64::MAX, f64::min);
+    assert!(spread > 0.1, "force spread over the slip {spread:.3} N");
+}
+
+#[test]
+fn newton_converges_in_a_few_iterations() {
+    for f0 in [55.0, 196.0, 440.0, 1318.5] {
+        let mut string = string_for(f0);
+        bow(&mut string, 6.0, 0.1, 0.18, 0.6);
+        let stats = &string.bow.stats;
+        let median = stats.median().unwrap();
+        assert!(median <= 5, "f0 {f0}: median {median} iterations");
+        assert!(stats.max().unwrap() < 50, "f0 {f0}: hit the iteration cap");
+        assert_eq!(stats.fallbacks, 0, "f0 {f0}: took the fallback");
+    }
+}
+
+#[test]
+fn solved_velocity_is_the_strings_true_relative_velocity() {
+    // With sum(w^2) in the Newton system, the solved v equals I dt. u - vB exactly.
+    let mut string = string_for(440.0);
+    bow(&mut string, 6.0, 0.1, 0.23, 0.3);
+    let k = 1.0 / RATE;
+    let mut worst: f64 = 0.0;
+    for _ in 0..2000 {
+        let grid = *string.string.grid();
+        let point = CubicPoint::new(string.bow_point_m() / grid.spacing_m(), grid.intervals);
+        let before = point.interpolate(string.string.previous_displacement());
+        string.tick(&controls(6.0, 0.1, 0.23));
+        let after = point.interpolate(string.string.displacement());
+        let actual = (after - before) / (2.0 * k) - 0.1;
+        worst = worst.max((actual - string.last_contact().relative_velocity_mps).abs());
+    }
+    assert!(worst < 1e-6, "solved and actual relative velocity differ by {worst:.2e} m/s");
+}
+
+#[test]
+fn edge_cases_stay_finite() {
+    // v = 0: a pressed, still bow (without the noise term, which would move the string).
+    let mut string = string_with(440.0, quiet_friction());
+    for _ in 0..4800 {
+        let out = string.tick(&controls(5.0, 0.0, 0.1));
+        assert!(out.is_finite());
+    }
+    assert!(string.string.displacement().iter().all(|u| u.abs() < 1e-9), "a still bow must not excite the string");
+
+    // fN = 0: the bow is off; no force, the bristles relax.
+    let mut string = string_for(440.0);
+    bow(&mut string, 6.0, 0.1, 0.18, 0.3);
+    for _ in 0..10 {
+        string.tick(&controls(0.0, 0.1, 0.18));
+        assert_eq!(string.last_contact().force_n, 0.0);
+        assert_eq!(string.bow.deflection_m(), 0.0);
+    }
+
+    // Bow positions at and beyond the ends, extreme force and speed, many notes.
+    for f0 in [41.2, 440.0, 2637.0] {
+        for position in [0.0, 1e-6, 0.5, 0.999, 1.0, 2.0] {
+            let mut string = string_for(f0);
+            for (force, velocity) in [(20.0, 0.5), (1e-5, -0.5), (20.0, -1e-4)] {
+                for _ in 0..2000 {
+                    let out = string.tick(&controls(force, velocity, position));
+                    assert!(out.is_finite(), "f0 {f0} position {position}");
+                }
+            }
+            assert!(string.string.is_sane(0.05));
+        }
+    }
+}

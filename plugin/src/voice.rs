@@ -85,6 +85,7 @@ pub struct StringVoice {
     window_peak: f64,
     window_left: u32,
     last_output: f64,
+    applied: BowingControls,
     recoveries: u64,
 }
 
@@ -125,6 +126,7 @@ impl StringVoice {
             window_peak: 0.0,
             window_left: 0,
             last_output: 0.0,
+            applied: BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: c.bow_position, finger_position_m: None },
             recoveries: 0,
         }
     }
@@ -152,6 +154,21 @@ impl StringVoice {
 
     pub fn last_output(&self) -> f64 {
         self.last_output
+    }
+
+    /// The pitch tracker (its slip count shows whether the string is in Helmholtz motion).
+    pub fn intonation(&self) -> &Intonation {
+        &self.intonation
+    }
+
+    /// The bowing controls applied at the last sample, after ramps and envelopes.
+    pub fn applied_controls(&self) -> &BowingControls {
+        &self.applied
+    }
+
+    /// The damping scale applied at the last sample.
+    pub fn applied_damping_scale(&self) -> f64 {
+        self.damping.value()
     }
 
     /// How often this voice had to be recovered from a diverged state.
@@ -240,6 +257,14 @@ impl StringVoice {
         }
     }
 
+    #[doc(hidden)]
+    pub fn corrupt_for_test(&mut self) {
+        let n = self.bowed.string.intervals();
+        let mut shape = vec![0.0; n + 1];
+        shape[n / 2] = f64::NAN;
+        self.bowed.string.set_state(&shape, &shape);
+    }
+
     /// Silences and frees the voice at once.
     pub fn kill(&mut self) {
         self.phase = Phase::Free;
@@ -287,6 +312,7 @@ impl StringVoice {
             self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
         }
         self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * self.intonation.correction());
+        self.applied = controls;
         let output = self.decimator.output() / REFERENCE_IMPEDANCE_KG_PER_S * OUTPUT_SCALE;
         if !output.is_finite() || output.abs() > 1e3 || (self.window_left == 0 && !self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M)) {
             // A diverged voice is silenced and freed; the host never sees the NaN.
@@ -328,11 +354,5 @@ impl StringVoice {
         if self.phase == Phase::Ringing && silent {
             self.kill();
         }
-    }
-}
-
-impl StringVoice {
-    pub fn intonation(&self) -> &Intonation {
-        &self.intonation
     }
 }

@@ -213,6 +213,12 @@ impl Engine {
         stats
     }
 
+    /// Puts NaN into a voice's string, to test recovery from divergence.
+    #[doc(hidden)]
+    pub fn corrupt_voice_for_test(&mut self, index: usize) {
+        self.voices[index].corrupt_for_test();
+    }
+
     /// How often any voice was recovered from a diverged state.
     pub fn recoveries(&self) -> u64 {
         self.voices.iter().map(|v| v.recoveries()).sum()
