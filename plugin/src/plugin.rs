@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use nice_plug::prelude::*;
 use nice_plug::midi::{Channel, Key, VoiceID};
+use nice_plug::plugin::ParamValue;
 
+use crate::controls;
 use crate::params::RosinParams;
 use crate::voice::NoteId;
 use crate::voices::{self, Engine, NotePattern};
@@ -78,6 +80,17 @@ impl Plugin for Rosin {
 
     fn params(&self) -> Arc<dyn Params> {
         self.params.clone()
+    }
+
+    /// Sanitises a loaded state before it is applied: values are clamped into their ranges
+    /// and non-finite ones fall back to the default, so a hand-edited or damaged project
+    /// can never put an impossible control into the voices.
+    fn filter_state(state: &mut PluginState) {
+        for (id, value) in state.params.iter_mut() {
+            if let (Some(spec), ParamValue::F32(v)) = (controls::find(id), value) {
+                *v = spec.clamp(*v as f64) as f32;
+            }
+        }
     }
 
     fn activate(&mut self, _layout: &AudioIOLayout, config: &BufferConfig, _context: &mut impl ActivateContext<Self>) -> bool {
