@@ -1,1 +1,80 @@
-fn main(){}
+//! Real-time factor of the bowed-string voice (willemsen2019 section 1): one voice at G3,
+//! D4, A4 and E5, and sixteen voices together, at 48 kHz.
+//!
+//! `cargo bench --bench string_voice` runs criterion, then prints a table of real-time
+//! factors (seconds of audio per second of one core) and the cost per voice-sample.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
+use rosin::controls::Controls;
+use rosin::voice::NoteId;
+use rosin::voices::{Engine, NoteEvent};
+
+const RATE: f64 = 48_000.0;
+const BLOCK: usize = 480;
+const STRINGS: [(&str, u8); 4] = [("G3", 55), ("D4", 62), ("A4", 69), ("E5", 76)];
+/// Sixteen notes over the keyboard, from the low register to the top.
+const CHORD: [u8; 16] = [31, 36, 40, 43, 48, 52, 55, 60, 64, 67, 72, 76, 79, 84, 88, 96];
+
+/// An engine already bowing `keys` in steady state.
+fn bowing(keys: &[u8]) -> Engine {
+    let mut engine = Engine::new(RATE);
+    engine.set_controls(&Controls::default());
+    for &key in keys {
+        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity: 0.8 });
+    }
+    let mut warm = vec![0.0f32; (0.5 * RATE) as usize];
+    engine.render(&mut warm);
+    engine
+}
+
+fn voices(c: &mut Criterion) {
+    let mut group = c.benchmark_group("string_voice_48k");
+    group.throughput(Throughput::Elements(BLOCK as u64));
+    let mut buffer = vec![0.0f32; BLOCK];
+    for (name, key) in STRINGS {
+        let mut engine = bowing(&[key]);
+        group.bench_function(BenchmarkId::new("one_voice", name), |b| b.iter(|| engine.render(black_box(&mut buffer))));
+    }
+    let mut engine = bowing(&CHORD);
+    group.throughput(Throughput::Elements((BLOCK * CHORD.len()) as u64));
+    group.bench_function("sixteen_voices", |b| b.iter(|| engine.render(black_box(&mut buffer))));
+    group.finish();
+}
+
+/// Seconds of audio rendered per second of wall time, over `seconds` of audio.
+fn real_time_factor(keys: &[u8], seconds: f64) -> f64 {
+    let mut engine = bowing(keys);
+    let mut buffer = vec![0.0f32; BLOCK];
+    let blocks = (seconds * RATE / BLOCK as f64) as usize;
+    let start = Instant::now();
+    for _ in 0..blocks {
+        engine.render(black_box(&mut buffer));
+    }
+    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+}
+
+fn summary() {
+    println!("\nReal-time factor at 48 kHz (audio seconds per core second):");
+    for (name, key) in STRINGS {
+        let rtf = real_time_factor(&[key], 4.0);
+        println!("  one voice {name}: {rtf:7.1} x real time, {:6.1} ns per voice-sample, {:5.2} % of a core", 1e9 / (rtf * RATE), 100.0 / rtf);
+    }
+    let rtf = real_time_factor(&CHORD, 2.0);
+    println!(
+        "  sixteen voices: {rtf:7.1} x real time ({:.1} x per voice), {:6.1} ns per voice-sample, {:5.1} % of a core",
+        rtf * CHORD.len() as f64,
+        1e9 / (rtf * RATE * CHORD.len() as f64),
+        100.0 / rtf
+    );
+}
+
+criterion_group!(benches, voices);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}
