@@ -113,39 +113,46 @@ impl BowContact {
             (v - v_free + kf * f, r.rate_mps - 2.0 / k * (z - z_prev) + r_prev, r, f)
         };
 
-        // Warm start from the previous sample.
+        // Warm start from the previous sample. Each pass evaluates the residual and the
+        // Jacobian at (v, z); when the Newton step from there is below tolerance, (v, z) is
+        // accepted as it stands, so the force needs no extra evaluation.
         let mut v = self.velocity_mps;
         let mut z = z_prev;
-        let mut converged = false;
+        let mut accepted = None;
         let mut iterations = 0;
         while iterations < MAX_ITERATIONS {
             iterations += 1;
-            let (g1, g2, r, _) = residuals(v, z);
+            let (g1, g2, r, f) = residuals(v, z);
             let j11 = 1.0 + kf * (p.bristle_damping_kg_per_s * r.d_rate_d_velocity + p.viscous_damping_kg_per_s);
             let j12 = kf * (p.bristle_stiffness_n_per_m + p.bristle_damping_kg_per_s * r.d_rate_d_deflection);
             let j21 = r.d_rate_d_velocity;
             let j22 = r.d_rate_d_deflection - 2.0 / k;
             let Some((dv, dz)) = solve_2x2(j11, j12, j21, j22, g1, g2) else { break };
+            if dv.abs() < VELOCITY_TOLERANCE_MPS && dz.abs() < z_tol {
+                accepted = Some((r.rate_mps, f));
+                break;
+            }
             v -= dv;
             z -= dz;
             if !(v.is_finite() && z.is_finite()) {
                 break;
             }
-            if dv.abs() < VELOCITY_TOLERANCE_MPS && dz.abs() < z_tol {
-                converged = true;
-                break;
-            }
         }
 
-        if !converged {
-            self.stats.fallbacks += 1;
-            (v, z) = self.fallback(input, noise);
-        }
+        let converged = accepted.is_some();
+        let (rate, force) = match accepted {
+            Some(found) => found,
+            None => {
+                self.stats.fallbacks += 1;
+                (v, z) = self.fallback(input, noise);
+                let (_, _, r, f) = residuals(v, z);
+                (r.rate_mps, f)
+            }
+        };
         self.stats.record(iterations);
-        let (_, _, r, force) = residuals(v, z);
         self.velocity_mps = v;
         self.deflection_m = z;
-        self.rate_mps = r.rate_mps;
+        self.rate_mps = rate;
         ContactOutput { force_n: force, relative_velocity_mps: v, deflection_m: z, iterations, converged }
     }
 
