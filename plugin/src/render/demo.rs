@@ -22,11 +22,11 @@ pub fn phrase(sample_rate_hz: f64) -> (Timeline, u64) {
     note(&mut timeline, 62, 2.6, 3.0, 0.6);
     for step in 0..=30 {
         let t = 2.6 + 0.1 * step as f64;
-        timeline.push(at(t), TimelineItem::Control { id: "bow_force", value: 0.8 + 0.15 * step as f64 });
+        timeline.push(at(t), TimelineItem::Control { id: "bow_force", value: 2.5 + 0.25 * step as f64 });
     }
-    timeline.push(at(3.6), TimelineItem::Control { id: "bow_velocity", value: -0.15 });
-    timeline.push(at(4.6), TimelineItem::Control { id: "bow_velocity", value: 0.15 });
-    timeline.push(at(5.6), TimelineItem::Control { id: "bow_force", value: 3.0 });
+    timeline.push(at(3.6), TimelineItem::Control { id: "bow_velocity", value: -0.1 });
+    timeline.push(at(4.6), TimelineItem::Control { id: "bow_velocity", value: 0.1 });
+    timeline.push(at(5.6), TimelineItem::Control { id: "bow_force", value: 6.0 });
     // A short melody, then a chord (G2 D3 B3 G4).
     for (i, key) in [67u8, 69, 71, 72, 74, 72, 71, 67].into_iter().enumerate() {
         note(&mut timeline, key, 6.0 + 0.3 * i as f64, 0.28, 0.5 + 0.06 * i as f64);
