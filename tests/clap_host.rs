@@ -124,6 +124,25 @@ fn automation_events_shape_the_sound_and_note_end_is_reported() {
 }
 
 #[test]
+fn automation_is_sample_accurate() {
+    // The same note twice; the second time the gain moves at frame 300 of a 512-frame
+    // block. The outputs must agree up to frame 299 and part from frame 300 on.
+    let library = library();
+    let rate = 48_000.0;
+    let render = |events: &[(u32, HostEvent)]| {
+        let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+        assert!(instance.activate(rate, 512));
+        play(&mut instance, rate, 0.5, 512, &[(0, HostEvent::NoteOn { key: 60, velocity: 1.0, note_id: 1 })]);
+        instance.process(512, events).0
+    };
+    let plain = render(&[]);
+    let automated = render(&[(300, HostEvent::Param { id: clap_param_id("output_gain"), value: 0.0 })]);
+    assert_eq!(plain[..300], automated[..300]);
+    assert_ne!(plain[300], automated[300]);
+    assert!(automated[300..].iter().zip(&plain[300..]).all(|(a, p)| a.abs() <= p.abs() + 1e-9));
+}
+
+#[test]
 fn state_round_trips_exactly() {
     let library = library();
     let mut a = ClapInstance::new(&library, PLUGIN_ID);

@@ -1,0 +1,72 @@
+//! The offline renderer, `rosin-render`, as a user runs it: the demo and a MIDI file to WAV,
+//! and clear errors for bad input.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn binary() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rosin-render"))
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("rosin-test-{}-{name}", std::process::id()))
+}
+
+fn read_wav(path: &PathBuf) -> (hound::WavSpec, Vec<f32>) {
+    let mut reader = hound::WavReader::open(path).expect("a readable WAV");
+    let spec = reader.spec();
+    let samples = reader.samples::<f32>().map(|s| s.unwrap()).collect();
+    (spec, samples)
+}
+
+#[test]
+fn renders_the_demo_phrase() {
+    let out = temp_path("demo.wav");
+    let status = binary().args(["--sample-rate", "22050", "--tail", "0.5", "-o"]).arg(&out).status().unwrap();
+    assert!(status.success());
+    let (spec, samples) = read_wav(&out);
+    assert_eq!((spec.channels, spec.sample_rate), (2, 22_050));
+    let seconds = samples.len() as f64 / 2.0 / 22_050.0;
+    assert!(seconds > 10.0, "demo of {seconds:.1} s");
+    let peak = samples.iter().fold(0.0f32, |a, &b| a.max(b.abs()));
+    assert!(samples.iter().all(|s| s.is_finite()) && peak > 0.1 && peak < 2.0, "peak {peak}");
+    std::fs::remove_file(out).ok();
+}
+
+#[test]
+fn renders_a_midi_file_with_parameters() {
+    // Format 0, 96 ticks per beat, 120 bpm: A3 for one beat.
+    let track: &[u8] = &[0x00, 0x90, 57, 100, 0x60, 0x80, 57, 0, 0x00, 0xFF, 0x2F, 0x00];
+    let mut midi = b"MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60MTrk".to_vec();
+    midi.extend_from_slice(&(track.len() as u32).to_be_bytes());
+    midi.extend_from_slice(track);
+    let input = temp_path("note.mid");
+    std::fs::write(&input, midi).unwrap();
+    let out = temp_path("note.wav");
+    let status = binary().arg(&input).args(["--tail", "0.25", "--set", "output_gain=-6", "--block-size", "1", "-o"]).arg(&out).status().unwrap();
+    assert!(status.success());
+    let (spec, samples) = read_wav(&out);
+    assert_eq!(spec.sample_rate, 48_000);
+    assert_eq!(samples.len(), 2 * (48_000 / 2 + 12_000), "half a second of note and a quarter of tail");
+    assert!(samples.iter().any(|s| s.abs() > 0.01));
+    std::fs::remove_file(input).ok();
+    std::fs::remove_file(out).ok();
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    for (args, message) in [
+        (vec!["--set", "bow_force=99"], "outside"),
+        (vec!["--set", "no_such=1"], "unknown parameter"),
+        (vec!["--sample-rate", "8000"], "outside 22050"),
+        (vec!["--frobnicate"], "unknown option"),
+    ] {
+        let output = binary().args(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+    let missing = binary().arg(temp_path("missing.mid")).output().unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
+}
