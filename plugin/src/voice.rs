@@ -3,6 +3,7 @@
 //! detection and recovery from a diverged state.
 
 use crate::controls::Controls;
+use crate::dsp::dc_blocker::DcBlocker;
 use crate::dsp::decimator::{Decimator, MAX_FACTOR};
 use crate::dsp::ramp::LinearRamp;
 use crate::physics::bowed_string::{BowedString, BowingControls};
@@ -19,9 +20,9 @@ pub const MAX_INTERVALS: usize = 1024;
 pub const MIN_BOWED_INTERVALS: usize = 32;
 /// How long a control takes to reach a new value.
 pub const CONTROL_RAMP_S: f64 = 0.010;
-/// From the bridge force over the string impedance (m/s) to full scale: a forte note with
-/// default controls peaks near -6 dBFS.
-pub const OUTPUT_SCALE: f64 = 0.5;
+/// From the bridge force over the string impedance (m/s), with its steady part removed, to
+/// full scale: a forte note with default controls peaks near -6 dBFS.
+pub const OUTPUT_SCALE: f64 = 0.7;
 /// A ringing voice quieter than this over a whole detection window is freed (-100 dBFS).
 pub const SILENCE_THRESHOLD: f64 = 1e-5;
 const SILENCE_WINDOW_S: f64 = 0.05;
@@ -51,6 +52,7 @@ pub struct NoteId {
 pub struct StringVoice {
     bowed: BowedString,
     decimator: Decimator,
+    dc_blocker: DcBlocker,
     sample_rate_hz: f64,
     phase: Phase,
     pub note: NoteId,
@@ -98,6 +100,7 @@ impl StringVoice {
         Self {
             bowed: BowedString::with_capacity(MAX_INTERVALS, grid, material, ElastoPlasticParams::default(), 0),
             decimator: Decimator::new(1),
+            dc_blocker: DcBlocker::new(sample_rate_hz),
             sample_rate_hz,
             phase: Phase::Free,
             note: NoteId { channel: 0, note: 69, voice_id: None },
@@ -197,6 +200,7 @@ impl StringVoice {
         } else {
             self.decimator.reset();
         }
+        self.dc_blocker.reset();
         self.note = note;
         self.age = age;
         self.velocity = velocity.clamp(0.0, 1.0);
@@ -270,6 +274,7 @@ impl StringVoice {
         self.phase = Phase::Free;
         self.bowed.string.reset();
         self.decimator.reset();
+        self.dc_blocker.reset();
         self.last_output = 0.0;
     }
 
@@ -313,7 +318,7 @@ impl StringVoice {
         }
         self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * self.intonation.correction());
         self.applied = controls;
-        let output = self.decimator.output() / REFERENCE_IMPEDANCE_KG_PER_S * OUTPUT_SCALE;
+        let output = self.dc_blocker.process(self.decimator.output()) / REFERENCE_IMPEDANCE_KG_PER_S * OUTPUT_SCALE;
         if !output.is_finite() || output.abs() > 1e3 || (self.window_left == 0 && !self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M)) {
             // A diverged voice is silenced and freed; the host never sees the NaN.
             self.recoveries += 1;

@@ -1,5 +1,6 @@
 //! Signal-processing helpers shared by the voices. Like the physics, nothing here imports
 //! the plugin framework.
 
+pub mod dc_blocker;
 pub mod decimator;
 pub mod ramp;

@@ -31,8 +31,10 @@ pub fn phrase(sample_rate_hz: f64) -> (Timeline, u64) {
     for (i, key) in [67u8, 69, 71, 72, 74, 72, 71, 67].into_iter().enumerate() {
         note(&mut timeline, key, 6.0 + 0.3 * i as f64, 0.28, 0.5 + 0.06 * i as f64);
     }
+    // Four strings at once: the mix is brought down so the chord stays below full scale.
+    timeline.push(at(8.5), TimelineItem::Control { id: "output_gain", value: -6.0 });
     for key in [43u8, 50, 59, 67] {
-        note(&mut timeline, key, 8.6, 2.0, 1.0);
+        note(&mut timeline, key, 8.6, 2.0, 0.6);
     }
     let end = timeline.end() + at(2.5);
     (timeline, end)
