@@ -9,7 +9,7 @@ use crate::dsp::ramp::LinearRamp;
 use crate::physics::bowed_string::{BowedString, BowingControls};
 use crate::physics::friction::ElastoPlasticParams;
 use crate::physics::intonation::Intonation;
-use crate::physics::note_string::{NoteStringDesign, REFERENCE_IMPEDANCE_KG_PER_S, REFERENCE_WAVE_SPEED_MPS};
+use crate::physics::note_string::{losses_for, NoteStringDesign, REFERENCE_IMPEDANCE_KG_PER_S, REFERENCE_WAVE_SPEED_MPS};
 use crate::physics::tuning::midi_key_to_hz;
 
 /// The most grid intervals a voice's string can have (the lowest note at 192 kHz needs
@@ -79,6 +79,8 @@ pub struct StringVoice {
     intonation: Intonation,
     /// The wave speed the tuning solve gave; intonation scales it.
     tuned_wave_speed_mps: f64,
+    /// `2 f0 L`, which the grid's losses are designed from.
+    nominal_wave_speed_mps: f64,
     /// The open string's period at the rate the string runs at.
     open_period_samples: f64,
     /// `s0` scale for this string: the bristles are as stiff relative to the string's tension
@@ -124,6 +126,7 @@ impl StringVoice {
             intonation_strength: ramp(c.intonation_percent / 100.0),
             intonation: Intonation::new(100.0),
             tuned_wave_speed_mps: grid.wave_speed_mps,
+            nominal_wave_speed_mps: grid.wave_speed_mps,
             open_period_samples: sample_rate_hz / 440.0,
             stiffness_scale: 1.0,
             window_peak: 0.0,
@@ -189,10 +192,11 @@ impl StringVoice {
             factor *= 2;
             (grid, material) = design.build(frequency_hz, self.sample_rate_hz * factor as f64, MAX_INTERVALS);
         }
-        self.stiffness_scale = (2.0 * frequency_hz * design.length_m / REFERENCE_WAVE_SPEED_MPS).max(1.0);
+        self.stiffness_scale = (design.nominal_wave_speed_mps(frequency_hz) / REFERENCE_WAVE_SPEED_MPS).max(1.0);
         // The noise sequence depends only on the note's order, so a reset replays exactly.
         self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ age);
         self.tuned_wave_speed_mps = grid.wave_speed_mps;
+        self.nominal_wave_speed_mps = design.nominal_wave_speed_mps(frequency_hz);
         self.open_period_samples = self.sample_rate_hz * factor as f64 / frequency_hz;
         self.intonation = Intonation::new(self.open_period_samples);
         if self.decimator.factor() != factor {
@@ -287,8 +291,10 @@ impl StringVoice {
         self.advance_envelopes();
         let damping = self.damping.next();
         let grid = *self.bowed.string.grid();
-        let nominal_c = grid.wave_speed_mps;
-        let (sigma0, sigma1) = crate::physics::note_string::losses_for(nominal_c, damping);
+        // Losses follow the note's nominal wave speed, exactly as the grid was designed for,
+        // never the intonation-corrected one, so the stability margin for the largest
+        // damping holds.
+        let (sigma0, sigma1) = losses_for(self.nominal_wave_speed_mps, damping);
         self.bowed.string.set_losses(sigma0, sigma1);
 
         let friction = &mut self.bowed.bow.friction;

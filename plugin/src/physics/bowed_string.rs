@@ -122,12 +122,4 @@ impl BowedString {
     pub fn bow_point_m(&self) -> f64 {
         self.bow_point_m
     }
-
-    /// The string's velocity at the bow point over the last step, `I dt. u` (m/s).
-    pub fn bow_point_string_velocity_mps(&self) -> f64 {
-        let k = self.string.grid().time_step_s;
-        // After `advance`, `u^{n+1}` is `displacement` and `u^{n-1}` is in the free buffer;
-        // the two-level difference is the best estimate available.
-        (self.bow_point.interpolate(self.string.displacement()) - self.bow_point.interpolate(self.string.previous_displacement())) / k
-    }
 }

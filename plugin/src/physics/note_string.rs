@@ -57,9 +57,14 @@ pub fn losses_for(nominal_wave_speed_mps: f64, damping_scale: f64) -> (f64, f64)
 }
 
 impl NoteStringDesign {
+    /// `2 f0 L`: the wave speed of an ideal string at this pitch, which sets the losses.
+    pub fn nominal_wave_speed_mps(&self, frequency_hz: f64) -> f64 {
+        2.0 * frequency_hz * self.length_m
+    }
+
     /// The grid and material of the string for `frequency_hz` at `sample_rate_hz`.
     pub fn build(&self, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> (SchemeGrid, StringMaterial) {
-        let nominal_c = 2.0 * frequency_hz * self.length_m;
+        let nominal_c = self.nominal_wave_speed_mps(frequency_hz);
         let kappa = self.inharmonicity.sqrt() * nominal_c * self.length_m / std::f64::consts::PI;
         let (sigma0, sigma1) = losses_for(nominal_c, self.damping_scale);
         let (_, max_sigma1) = losses_for(nominal_c, MAX_DAMPING_SCALE);
