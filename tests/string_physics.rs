@@ -2,6 +2,9 @@
 //! scheme's closed form, decay times against `3 ln 10 / (sigma0 + sigma1 (n pi / L)^2)`,
 //! energy conservation, the interval count, and the stopping finger.
 
+mod common;
+
+use common::peak_frequency_hz;
 use rosin::physics::string::{StiffString, StringMaterial};
 use rosin::physics::tuning::{cents, min_grid_spacing_m, tune_grid, PitchTarget, SchemeGrid, TuningRequest};
 
@@ -34,35 +37,6 @@ fn excite_mode(string: &mut StiffString, mode: usize, amplitude_m: f64) {
     // Write the shape into both time levels through a zero-velocity start.
     let shape: Vec<f64> = (0..=n).map(|l| amplitude_m * (mode as f64 * std::f64::consts::PI * l as f64 / n as f64).sin()).collect();
     string.set_state(&shape, &shape);
-}
-
-/// The frequency of the strongest spectral peak near `guess_hz` in `signal`, by a
-/// zero-padded DFT scan refined with a parabola (resolution far below a cent for seconds of signal).
-fn peak_frequency_hz(signal: &[f64], sample_rate_hz: f64, guess_hz: f64) -> f64 {
-    let window: Vec<f64> = signal
-        .iter()
-        .enumerate()
-        .map(|(i, x)| x * (0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / (signal.len() - 1) as f64).cos()))
-        .collect();
-    let power = |f: f64| {
-        let w = 2.0 * std::f64::consts::PI * f / sample_rate_hz;
-        let (mut re, mut im) = (0.0, 0.0);
-        for (i, x) in window.iter().enumerate() {
-            let (s, c) = (w * i as f64).sin_cos();
-            re += x * c;
-            im -= x * s;
-        }
-        re * re + im * im
-    };
-    let resolution = sample_rate_hz / signal.len() as f64;
-    let mut best = guess_hz;
-    let mut step = resolution;
-    for _ in 0..6 {
-        let candidates: Vec<f64> = (-4..=4).map(|i| best + i as f64 * step).collect();
-        best = candidates.into_iter().max_by(|a, b| power(*a).total_cmp(&power(*b))).unwrap();
-        step /= 4.0;
-    }
-    best
 }
 
 #[test]

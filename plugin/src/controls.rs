@@ -9,6 +9,8 @@ pub enum Taper {
     Linear,
     /// Logarithmic: equal knob travel multiplies the value by the same factor.
     Log,
+    /// One of a list of named choices, stored as its index (`min` 0, `max` the last index).
+    Choice(&'static [&'static str]),
 }
 
 /// One control: its stable ID, display name, unit, range and default.
@@ -27,6 +29,8 @@ impl ControlSpec {
     pub fn clamp(&self, value: f64) -> f64 {
         if value.is_nan() {
             self.default
+        } else if let Taper::Choice(_) = self.taper {
+            value.round().clamp(self.min, self.max)
         } else {
             value.clamp(self.min, self.max)
         }
@@ -43,6 +47,17 @@ macro_rules! spec {
             max: $max,
             default: $default,
             taper: Taper::$taper,
+        };
+    };
+    ($name:ident, $id:literal, $display:literal, choices $choices:expr, $default:expr) => {
+        pub const $name: ControlSpec = ControlSpec {
+            id: $id,
+            name: $display,
+            unit: "",
+            min: 0.0,
+            max: ($choices.len() - 1) as f64,
+            default: $default,
+            taper: Taper::Choice($choices),
         };
     };
 }
@@ -62,6 +77,17 @@ spec!(FINGER_POSITION, "finger_position", "Finger Position", " of length", 0.0, 
 spec!(BOW_ATTACK, "bow_attack", "Bow Attack", " ms", 5.0, 2000.0, 200.0, Log);
 spec!(BOW_RELEASE, "bow_release", "Bow Release", " ms", 5.0, 2000.0, 80.0, Log);
 spec!(INTONATION, "intonation", "Intonation", " %", 0.0, 100.0, 100.0, Linear);
+spec!(INSTRUMENT, "instrument", "Instrument", choices &["String", "Friction Drum"], 0.0);
+// The friction drum's controls (onofrei2021 section 4.2), on the paper's 0..10 scale.
+spec!(DRUM_QUALITY, "drum_quality", "Drum Resolution", choices &["Full", "Half", "Paper"], 0.0);
+spec!(DRUM_TUNING, "drum_tuning", "Drum Tuning", " /10", 0.0, 10.0, 6.5, Linear);
+spec!(DRUM_DAMPING, "drum_damping", "Drum Damping", " /10", 0.0, 10.0, 1.0, Linear);
+spec!(DRUM_NOISE, "drum_noise", "Drum Noise", " /10", 0.0, 10.0, 2.0, Linear);
+spec!(DRUM_VARIATION, "drum_variation", "Drum Variation", " /10", 0.0, 10.0, 0.0, Linear);
+spec!(DRUM_RATE, "drum_rate", "Drum Rate", " /10", 0.0, 10.0, 5.0, Linear);
+spec!(DRUM_GAIN, "drum_gain", "Drum Gain", " /10", 0.0, 10.0, 5.0, Linear);
+spec!(DRUM_BOW_X, "drum_bow_x", "Drum Bow X", " of diameter", 0.0, 1.0, 0.4, Linear);
+spec!(DRUM_BOW_Y, "drum_bow_y", "Drum Bow Y", " of diameter", 0.0, 1.0, 0.45, Linear);
 
 /// Every control, in display order.
 pub const ALL: &[ControlSpec] = &[
@@ -80,6 +106,16 @@ pub const ALL: &[ControlSpec] = &[
     BOW_ATTACK,
     BOW_RELEASE,
     INTONATION,
+    INSTRUMENT,
+    DRUM_QUALITY,
+    DRUM_TUNING,
+    DRUM_DAMPING,
+    DRUM_NOISE,
+    DRUM_VARIATION,
+    DRUM_RATE,
+    DRUM_GAIN,
+    DRUM_BOW_X,
+    DRUM_BOW_Y,
 ];
 
 /// Looks a control up by its ID.
@@ -111,6 +147,20 @@ pub struct Controls {
     pub bow_release_ms: f64,
     /// How strongly the voice corrects its bowed pitch by ear (0: open loop, 100: fully).
     pub intonation_percent: f64,
+    /// Which instrument new notes play: 0 string, 1 friction drum.
+    pub instrument: f64,
+    /// The drum's grid: 0 full, 1 half, 2 the paper's; read when a drum note starts.
+    pub drum_quality: f64,
+    /// The paper's 0..10 scales: see [`crate::drum_voice`] for what each means in SI units.
+    pub drum_tuning: f64,
+    pub drum_damping: f64,
+    pub drum_noise: f64,
+    pub drum_variation: f64,
+    pub drum_rate: f64,
+    pub drum_gain: f64,
+    /// The bow's place on the membrane, as fractions of the diameter from the left and top.
+    pub drum_bow_x: f64,
+    pub drum_bow_y: f64,
 }
 
 impl Default for Controls {
@@ -139,6 +189,16 @@ impl Controls {
             bow_attack_ms: get(&BOW_ATTACK),
             bow_release_ms: get(&BOW_RELEASE),
             intonation_percent: get(&INTONATION),
+            instrument: get(&INSTRUMENT),
+            drum_quality: get(&DRUM_QUALITY),
+            drum_tuning: get(&DRUM_TUNING),
+            drum_damping: get(&DRUM_DAMPING),
+            drum_noise: get(&DRUM_NOISE),
+            drum_variation: get(&DRUM_VARIATION),
+            drum_rate: get(&DRUM_RATE),
+            drum_gain: get(&DRUM_GAIN),
+            drum_bow_x: get(&DRUM_BOW_X),
+            drum_bow_y: get(&DRUM_BOW_Y),
         }
     }
 
@@ -160,6 +220,16 @@ impl Controls {
             "bow_attack" => self.bow_attack_ms,
             "bow_release" => self.bow_release_ms,
             "intonation" => self.intonation_percent,
+            "instrument" => self.instrument,
+            "drum_quality" => self.drum_quality,
+            "drum_tuning" => self.drum_tuning,
+            "drum_damping" => self.drum_damping,
+            "drum_noise" => self.drum_noise,
+            "drum_variation" => self.drum_variation,
+            "drum_rate" => self.drum_rate,
+            "drum_gain" => self.drum_gain,
+            "drum_bow_x" => self.drum_bow_x,
+            "drum_bow_y" => self.drum_bow_y,
             _ => return None,
         })
     }
@@ -194,5 +264,7 @@ mod tests {
         assert!(c.set("bow_velocity", f64::NAN));
         assert_eq!(c.bow_velocity_mps, BOW_VELOCITY.default);
         assert!(!c.set("nope", 1.0));
+        assert!(c.set("instrument", 0.7));
+        assert_eq!(c.instrument, 1.0);
     }
 }

@@ -10,6 +10,8 @@
 pub mod controls;
 pub mod dsp;
 pub mod physics;
+pub mod drum_voice;
+pub mod envelope;
 pub mod voice;
 pub mod voices;
 pub mod params;

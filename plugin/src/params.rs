@@ -40,12 +40,44 @@ pub struct RosinParams {
     pub bow_release: FloatParam,
     #[id = "intonation"]
     pub intonation: FloatParam,
+    #[id = "instrument"]
+    pub instrument: IntParam,
+    #[id = "drum_quality"]
+    pub drum_quality: IntParam,
+    #[id = "drum_tuning"]
+    pub drum_tuning: FloatParam,
+    #[id = "drum_damping"]
+    pub drum_damping: FloatParam,
+    #[id = "drum_noise"]
+    pub drum_noise: FloatParam,
+    #[id = "drum_variation"]
+    pub drum_variation: FloatParam,
+    #[id = "drum_rate"]
+    pub drum_rate: FloatParam,
+    #[id = "drum_gain"]
+    pub drum_gain: FloatParam,
+    #[id = "drum_bow_x"]
+    pub drum_bow_x: FloatParam,
+    #[id = "drum_bow_y"]
+    pub drum_bow_y: FloatParam,
+}
+
+/// A choice parameter built from its control spec: an integer shown by name, which also
+/// parses the name back.
+fn choice(spec: &ControlSpec) -> IntParam {
+    let Taper::Choice(names) = spec.taper else { panic!("{} is not a choice", spec.id) };
+    IntParam::new(spec.name, spec.default as i32, IntRange::Linear { min: 0, max: names.len() as i32 - 1 })
+        .with_value_to_string(Arc::new(move |value| names.get(value as usize).map_or_else(|| value.to_string(), |n| n.to_string())))
+        .with_string_to_value(Arc::new(move |text| {
+            let text = text.trim();
+            names.iter().position(|n| n.eq_ignore_ascii_case(text)).map(|i| i as i32).or_else(|| text.parse().ok())
+        }))
 }
 
 /// A float parameter built from its control spec.
 fn param(spec: &ControlSpec) -> FloatParam {
     let range = match spec.taper {
-        Taper::Linear => FloatRange::Linear { min: spec.min as f32, max: spec.max as f32 },
+        Taper::Linear | Taper::Choice(_) => FloatRange::Linear { min: spec.min as f32, max: spec.max as f32 },
         Taper::Log => FloatRange::Skewed {
             min: spec.min as f32,
             max: spec.max as f32,
@@ -55,7 +87,7 @@ fn param(spec: &ControlSpec) -> FloatParam {
     };
     let digits = match spec.taper {
         Taper::Linear if spec.max - spec.min >= 10.0 => 1,
-        Taper::Linear => 3,
+        Taper::Linear | Taper::Choice(_) => 3,
         Taper::Log => 3,
     };
     let formatter: Arc<dyn Fn(f32) -> String + Send + Sync> = if spec.taper == Taper::Log && spec.max / spec.min.max(1e-30) > 1e3 {
@@ -84,35 +116,57 @@ impl Default for RosinParams {
             bow_attack: param(&controls::BOW_ATTACK),
             bow_release: param(&controls::BOW_RELEASE),
             intonation: param(&controls::INTONATION),
+            instrument: choice(&controls::INSTRUMENT),
+            drum_quality: choice(&controls::DRUM_QUALITY),
+            drum_tuning: param(&controls::DRUM_TUNING),
+            drum_damping: param(&controls::DRUM_DAMPING),
+            drum_noise: param(&controls::DRUM_NOISE),
+            drum_variation: param(&controls::DRUM_VARIATION),
+            drum_rate: param(&controls::DRUM_RATE),
+            drum_gain: param(&controls::DRUM_GAIN),
+            drum_bow_x: param(&controls::DRUM_BOW_X),
+            drum_bow_y: param(&controls::DRUM_BOW_Y),
         }
     }
 }
 
 impl RosinParams {
-    fn by_id(&self, id: &str) -> Option<&FloatParam> {
+    /// The plain value of the parameter with this ID (a choice gives its index).
+    fn value_of(&self, id: &str) -> Option<f64> {
+        let float = |p: &FloatParam| p.value() as f64;
         Some(match id {
-            "bow_force" => &self.bow_force,
-            "bow_velocity" => &self.bow_velocity,
-            "bow_position" => &self.bow_position,
-            "noise" => &self.noise,
-            "damping" => &self.damping,
-            "output_gain" => &self.output_gain,
-            "bristle_stiffness" => &self.bristle_stiffness,
-            "static_friction" => &self.static_friction,
-            "dynamic_friction" => &self.dynamic_friction,
-            "stribeck_velocity" => &self.stribeck_velocity,
-            "string_stiffness" => &self.string_stiffness,
-            "finger_position" => &self.finger_position,
-            "bow_attack" => &self.bow_attack,
-            "bow_release" => &self.bow_release,
-            "intonation" => &self.intonation,
+            "bow_force" => float(&self.bow_force),
+            "bow_velocity" => float(&self.bow_velocity),
+            "bow_position" => float(&self.bow_position),
+            "noise" => float(&self.noise),
+            "damping" => float(&self.damping),
+            "output_gain" => float(&self.output_gain),
+            "bristle_stiffness" => float(&self.bristle_stiffness),
+            "static_friction" => float(&self.static_friction),
+            "dynamic_friction" => float(&self.dynamic_friction),
+            "stribeck_velocity" => float(&self.stribeck_velocity),
+            "string_stiffness" => float(&self.string_stiffness),
+            "finger_position" => float(&self.finger_position),
+            "bow_attack" => float(&self.bow_attack),
+            "bow_release" => float(&self.bow_release),
+            "intonation" => float(&self.intonation),
+            "instrument" => self.instrument.value() as f64,
+            "drum_quality" => self.drum_quality.value() as f64,
+            "drum_tuning" => float(&self.drum_tuning),
+            "drum_damping" => float(&self.drum_damping),
+            "drum_noise" => float(&self.drum_noise),
+            "drum_variation" => float(&self.drum_variation),
+            "drum_rate" => float(&self.drum_rate),
+            "drum_gain" => float(&self.drum_gain),
+            "drum_bow_x" => float(&self.drum_bow_x),
+            "drum_bow_y" => float(&self.drum_bow_y),
             _ => return None,
         })
     }
 
     /// The current values as plain controls. The engine ramps them per sample.
     pub fn controls(&self) -> Controls {
-        Controls::from_lookup(|spec| self.by_id(spec.id).map_or(spec.default, |p| p.value() as f64))
+        Controls::from_lookup(|spec| self.value_of(spec.id).unwrap_or(spec.default))
     }
 }
 
@@ -128,7 +182,7 @@ mod tests {
         assert_eq!(ids.len(), controls::ALL.len());
         for spec in controls::ALL {
             assert!(ids.contains(&spec.id), "missing parameter {}", spec.id);
-            assert!(params.by_id(spec.id).is_some());
+            assert!(params.value_of(spec.id).is_some());
         }
         assert_eq!(params.controls(), Controls::from_lookup(|s| s.default as f32 as f64));
     }

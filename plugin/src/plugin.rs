@@ -87,8 +87,10 @@ impl Plugin for Rosin {
     /// can never put an impossible control into the voices.
     fn filter_state(state: &mut PluginState) {
         for (id, value) in state.params.iter_mut() {
-            if let (Some(spec), ParamValue::F32(v)) = (controls::find(id), value) {
-                *v = spec.clamp(*v as f64) as f32;
+            match (controls::find(id), value) {
+                (Some(spec), ParamValue::F32(v)) => *v = spec.clamp(*v as f64) as f32,
+                (Some(spec), ParamValue::I32(v)) => *v = spec.clamp(*v as f64) as i32,
+                _ => {}
             }
         }
     }

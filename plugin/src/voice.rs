@@ -3,6 +3,8 @@
 //! detection and recovery from a diverged state.
 
 use crate::controls::Controls;
+pub use crate::envelope::Phase;
+use crate::envelope::{BowEnvelope, SilenceDetector};
 use crate::dsp::dc_blocker::DcBlocker;
 use crate::dsp::decimator::{Decimator, MAX_FACTOR};
 use crate::dsp::ramp::LinearRamp;
@@ -23,23 +25,8 @@ pub const CONTROL_RAMP_S: f64 = 0.010;
 /// From the bridge force over the string impedance (m/s), with its steady part removed, to
 /// full scale: a forte note with default controls peaks near -6 dBFS.
 pub const OUTPUT_SCALE: f64 = 0.7;
-/// A ringing voice quieter than this over a whole detection window is freed (-100 dBFS).
-pub const SILENCE_THRESHOLD: f64 = 1e-5;
-const SILENCE_WINDOW_S: f64 = 0.05;
 /// A string displacement beyond this (metres) means the simulation has diverged.
 const DIVERGED_DISPLACEMENT_M: f64 = 0.05;
-
-/// Where a voice is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    Free,
-    /// The bow is on the string (or pressing in).
-    Bowing,
-    /// Note-off: the bow slows and lifts.
-    Releasing,
-    /// The bow is off; the string rings until it is silent.
-    Ringing,
-}
 
 /// Which note a voice plays, for matching note-offs and reporting terminations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,17 +41,11 @@ pub struct StringVoice {
     decimator: Decimator,
     dc_blocker: DcBlocker,
     sample_rate_hz: f64,
-    phase: Phase,
+    envelope: BowEnvelope,
     pub note: NoteId,
     /// Note-on order; the smallest is the oldest.
     pub age: u64,
     velocity: f64,
-    /// 0 (bow off) to 1 (full force), and 0 (bow at rest) to 1 (full speed).
-    pressure_envelope: f64,
-    speed_envelope: f64,
-    pressure_step: f64,
-    speed_step: f64,
-    release_step: f64,
     force: LinearRamp,
     bow_velocity: LinearRamp,
     position: LinearRamp,
@@ -86,8 +67,7 @@ pub struct StringVoice {
     /// `s0` scale for this string: the bristles are as stiff relative to the string's tension
     /// as on the reference string.
     stiffness_scale: f64,
-    window_peak: f64,
-    window_left: u32,
+    silence: SilenceDetector,
     last_output: f64,
     applied: BowingControls,
     recoveries: u64,
@@ -104,15 +84,10 @@ impl StringVoice {
             decimator: Decimator::new(1),
             dc_blocker: DcBlocker::new(sample_rate_hz),
             sample_rate_hz,
-            phase: Phase::Free,
+            envelope: BowEnvelope::default(),
             note: NoteId { channel: 0, note: 69, voice_id: None },
             age: 0,
             velocity: 1.0,
-            pressure_envelope: 0.0,
-            speed_envelope: 0.0,
-            pressure_step: 0.0,
-            speed_step: 0.0,
-            release_step: 0.0,
             force: ramp(c.bow_force_n),
             bow_velocity: ramp(c.bow_velocity_mps),
             position: ramp(c.bow_position),
@@ -129,8 +104,7 @@ impl StringVoice {
             nominal_wave_speed_mps: grid.wave_speed_mps,
             open_period_samples: sample_rate_hz / 440.0,
             stiffness_scale: 1.0,
-            window_peak: 0.0,
-            window_left: 0,
+            silence: SilenceDetector::new(sample_rate_hz),
             last_output: 0.0,
             applied: BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: c.bow_position, finger_position_m: None },
             recoveries: 0,
@@ -138,16 +112,16 @@ impl StringVoice {
     }
 
     pub fn phase(&self) -> Phase {
-        self.phase
+        self.envelope.phase()
     }
 
     pub fn is_free(&self) -> bool {
-        self.phase == Phase::Free
+        self.phase() == Phase::Free
     }
 
     /// Whether the bow is down for a held note (not yet released).
     pub fn is_held(&self) -> bool {
-        self.phase == Phase::Bowing
+        self.phase() == Phase::Bowing
     }
 
     pub fn bowed_string(&self) -> &BowedString {
@@ -208,24 +182,10 @@ impl StringVoice {
         self.note = note;
         self.age = age;
         self.velocity = velocity.clamp(0.0, 1.0);
-        self.phase = Phase::Bowing;
-        self.pressure_envelope = 0.0;
-        self.speed_envelope = 0.0;
-        // Harder notes press in and accelerate faster: the attack takes from 1.5x (soft)
-        // to 0.5x (hard) of the Bow Attack time. The force arrives in half that time, before
-        // the bow reaches full speed, for a clean (Guettler) start.
-        let attack_s = controls.bow_attack_ms * 1e-3 * (1.5 - self.velocity);
-        self.speed_step = 1.0 / (attack_s * self.sample_rate_hz).max(1.0);
-        self.pressure_step = 2.0 * self.speed_step;
-        self.release_step = 1.0 / (controls.bow_release_ms * 1e-3 * self.sample_rate_hz).max(1.0);
+        self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
         self.snap_controls(controls);
-        self.window_peak = 0.0;
-        self.window_left = self.silence_window();
+        self.silence.reset();
         self.last_output = 0.0;
-    }
-
-    fn silence_window(&self) -> u32 {
-        (SILENCE_WINDOW_S * self.sample_rate_hz) as u32
     }
 
     fn snap_controls(&mut self, c: &Controls) {
@@ -255,14 +215,12 @@ impl StringVoice {
         self.dynamic_friction.set_target(c.dynamic_friction);
         self.stribeck.set_target(c.stribeck_velocity_mps);
         self.intonation_strength.set_target(c.intonation_percent / 100.0);
-        self.release_step = 1.0 / (c.bow_release_ms * 1e-3 * self.sample_rate_hz).max(1.0);
+        self.envelope.set_release(c.bow_release_ms, self.sample_rate_hz);
     }
 
     /// Note-off: the bow slows down and lifts off.
     pub fn release(&mut self) {
-        if self.phase == Phase::Bowing {
-            self.phase = Phase::Releasing;
-        }
+        self.envelope.release();
     }
 
     #[doc(hidden)]
@@ -275,7 +233,7 @@ impl StringVoice {
 
     /// Silences and frees the voice at once.
     pub fn kill(&mut self) {
-        self.phase = Phase::Free;
+        self.envelope.free();
         self.bowed.string.reset();
         self.decimator.reset();
         self.dc_blocker.reset();
@@ -285,10 +243,10 @@ impl StringVoice {
     /// Renders one host sample, before the output gain.
     #[inline]
     pub fn tick(&mut self) -> f64 {
-        if self.phase == Phase::Free {
+        if self.is_free() {
             return 0.0;
         }
-        self.advance_envelopes();
+        self.envelope.advance();
         let damping = self.damping.next();
         let grid = *self.bowed.string.grid();
         // Losses follow the note's nominal wave speed, exactly as the grid was designed for,
@@ -306,11 +264,11 @@ impl StringVoice {
         friction.stribeck_velocity_mps = self.stribeck.next();
         friction.noise_per_normal_force = self.noise.next();
 
-        let force = self.force.next() * self.pressure_envelope * (0.6 + 0.4 * self.velocity);
+        let force = self.force.next() * self.envelope.pressure() * (0.6 + 0.4 * self.velocity);
         let finger = self.finger.next();
         let controls = BowingControls {
             normal_force_n: force,
-            bow_velocity_mps: self.bow_velocity.next() * self.speed_envelope,
+            bow_velocity_mps: self.bow_velocity.next() * self.envelope.speed(),
             bow_position: self.position.next(),
             finger_position_m: (finger > 0.0).then(|| finger * grid.length_m),
         };
@@ -325,7 +283,7 @@ impl StringVoice {
         self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * self.intonation.correction());
         self.applied = controls;
         let output = self.dc_blocker.process(self.decimator.output()) / REFERENCE_IMPEDANCE_KG_PER_S * OUTPUT_SCALE;
-        if !output.is_finite() || output.abs() > 1e3 || (self.window_left == 0 && !self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M)) {
+        if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M)) {
             // A diverged voice is silenced and freed; the host never sees the NaN.
             self.recoveries += 1;
             self.kill();
@@ -336,33 +294,8 @@ impl StringVoice {
         output
     }
 
-    fn advance_envelopes(&mut self) {
-        match self.phase {
-            Phase::Bowing => {
-                self.pressure_envelope = (self.pressure_envelope + self.pressure_step).min(1.0);
-                self.speed_envelope = (self.speed_envelope + self.speed_step).min(1.0);
-            }
-            Phase::Releasing => {
-                self.pressure_envelope = (self.pressure_envelope - self.release_step).max(0.0);
-                self.speed_envelope = (self.speed_envelope - self.release_step).max(0.0);
-                if self.pressure_envelope == 0.0 {
-                    self.phase = Phase::Ringing;
-                }
-            }
-            Phase::Ringing | Phase::Free => {}
-        }
-    }
-
     fn track_silence(&mut self, output: f64) {
-        self.window_peak = self.window_peak.max(output.abs());
-        if self.window_left > 0 {
-            self.window_left -= 1;
-            return;
-        }
-        let silent = self.window_peak < SILENCE_THRESHOLD;
-        self.window_peak = 0.0;
-        self.window_left = self.silence_window();
-        if self.phase == Phase::Ringing && silent {
+        if self.silence.observe(output) && self.phase() == Phase::Ringing {
             self.kill();
         }
     }

@@ -1,14 +1,18 @@
-//! The polyphonic engine: a fixed pool of string voices, note events at sample offsets,
+//! The polyphonic engine: fixed pools of string and friction-drum voices, note events at sample offsets,
 //! voice stealing (oldest first, with a declick), and the output gain. It is the one
 //! processor behind the plugin, the offline renderer and the tests.
 
 use crate::controls::Controls;
+use crate::drum_voice::DrumVoice;
 use crate::dsp::ramp::LinearRamp;
 use crate::physics::newton::IterationStats;
 use crate::voice::{NoteId, StringVoice, CONTROL_RAMP_S};
 
-/// How many voices sound at once.
+/// How many string voices sound at once.
 pub const MAX_VOICES: usize = 16;
+/// How many drum voices sound at once (each costs about a quarter of a core at full
+/// resolution and 48 kHz).
+pub const MAX_DRUM_VOICES: usize = 8;
 /// A stolen voice's last output fades to zero over this long, so stealing never clicks.
 const DECLICK_S: f64 = 0.003;
 
@@ -48,6 +52,7 @@ pub enum NoteEvent {
 
 pub struct Engine {
     voices: Vec<StringVoice>,
+    drums: Vec<DrumVoice>,
     sample_rate_hz: f64,
     controls: Controls,
     next_age: u64,
@@ -55,7 +60,7 @@ pub struct Engine {
     declick_value: f64,
     declick_step: f64,
     /// Notes whose voices ended since the last [`Engine::drain_terminated`].
-    terminated: [Option<NoteId>; 2 * MAX_VOICES],
+    terminated: [Option<NoteId>; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
     terminated_count: usize,
 }
 
@@ -66,13 +71,23 @@ impl Engine {
         let controls = Controls::default();
         Self {
             voices: (0..MAX_VOICES).map(|_| StringVoice::new(sample_rate_hz)).collect(),
+            drums: {
+                // Every drum voice has the same grids: measure them once, then copy.
+                let first = DrumVoice::new(sample_rate_hz);
+                let mut drums = Vec::with_capacity(MAX_DRUM_VOICES);
+                for _ in 1..MAX_DRUM_VOICES {
+                    drums.push(first.duplicate());
+                }
+                drums.push(first);
+                drums
+            },
             sample_rate_hz,
             controls,
             next_age: 0,
             gain: LinearRamp::new(db_to_gain(controls.output_gain_db), LinearRamp::samples_for(CONTROL_RAMP_S, sample_rate_hz)),
             declick_value: 0.0,
             declick_step: 0.0,
-            terminated: [None; 2 * MAX_VOICES],
+            terminated: [None; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
             terminated_count: 0,
         }
     }
@@ -86,6 +101,9 @@ impl Engine {
     pub fn reset(&mut self) {
         for voice in &mut self.voices {
             voice.kill();
+        }
+        for drum in &mut self.drums {
+            drum.kill();
         }
         self.next_age = 0;
         self.gain.snap(db_to_gain(self.controls.output_gain_db));
@@ -105,6 +123,9 @@ impl Engine {
         for voice in self.voices.iter_mut().filter(|v| !v.is_free()) {
             voice.set_controls(controls);
         }
+        for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
+            drum.set_controls(controls);
+        }
     }
 
     pub fn handle_event(&mut self, event: &NoteEvent) {
@@ -114,6 +135,9 @@ impl Engine {
                 for voice in self.voices.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
                     voice.release();
                 }
+                for drum in self.drums.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
+                    drum.release();
+                }
             }
             NoteEvent::Choke { pattern } => {
                 for i in 0..self.voices.len() {
@@ -121,16 +145,28 @@ impl Engine {
                         self.steal(i);
                     }
                 }
+                for i in 0..self.drums.len() {
+                    if !self.drums[i].is_free() && pattern.matches(&self.drums[i].note) {
+                        self.steal_drum(i);
+                    }
+                }
             }
             NoteEvent::AllNotesOff => {
                 for voice in &mut self.voices {
                     voice.release();
+                }
+                for drum in &mut self.drums {
+                    drum.release();
                 }
             }
         }
     }
 
     fn note_on(&mut self, note: NoteId, velocity: f64) {
+        if self.controls.instrument >= 0.5 {
+            self.drum_note_on(note, velocity);
+            return;
+        }
         // A repeated note re-bows on a fresh string; the old one is released to ring.
         for voice in self.voices.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
             voice.release();
@@ -150,15 +186,46 @@ impl Engine {
         self.voices[index].start(note, velocity, age, &controls);
     }
 
+    /// The instrument control chooses the drum: the same rules as strings, on the drum pool.
+    fn drum_note_on(&mut self, note: NoteId, velocity: f64) {
+        for drum in self.drums.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
+            drum.release();
+        }
+        let index = match self.drums.iter().position(|v| v.is_free()) {
+            Some(i) => i,
+            None => {
+                let oldest = (0..self.drums.len()).min_by_key(|&i| self.drums[i].age).unwrap_or(0);
+                self.steal_drum(oldest);
+                oldest
+            }
+        };
+        let age = self.next_age;
+        self.next_age += 1;
+        let controls = self.controls;
+        self.drums[index].start(note, velocity, age, &controls);
+    }
+
+    fn steal_drum(&mut self, index: usize) {
+        let drum = &mut self.drums[index];
+        let (output, note) = (drum.last_output(), drum.note);
+        drum.kill();
+        self.declick(output, note);
+    }
+
+    /// Starts the fade of a stolen voice's last sample and reports its end.
+    fn declick(&mut self, last_output: f64, note: NoteId) {
+        self.declick_value += last_output;
+        let samples = (DECLICK_S * self.sample_rate_hz).max(1.0);
+        self.declick_step = self.declick_value / samples;
+        push_terminated(&mut self.terminated, &mut self.terminated_count, note);
+    }
+
     /// Frees a sounding voice now; its last sample fades out over a few milliseconds.
     fn steal(&mut self, index: usize) {
         let voice = &mut self.voices[index];
-        self.declick_value += voice.last_output();
-        let samples = (DECLICK_S * self.sample_rate_hz).max(1.0);
-        self.declick_step = self.declick_value / samples;
-        let note = voice.note;
+        let (output, note) = (voice.last_output(), voice.note);
         voice.kill();
-        push_terminated(&mut self.terminated, &mut self.terminated_count, note);
+        self.declick(output, note);
     }
 
 
@@ -185,6 +252,14 @@ impl Engine {
                     }
                 }
             }
+            for drum in self.drums.iter_mut() {
+                if !drum.is_free() {
+                    mix += drum.tick();
+                    if drum.is_free() {
+                        push_terminated(&mut self.terminated, &mut self.terminated_count, drum.note);
+                    }
+                }
+            }
             if self.declick_value != 0.0 {
                 mix += self.declick_value;
                 self.declick_value -= self.declick_step;
@@ -200,8 +275,12 @@ impl Engine {
         &self.voices
     }
 
+    pub fn drum_voices(&self) -> &[DrumVoice] {
+        &self.drums
+    }
+
     pub fn active_voice_count(&self) -> usize {
-        self.voices.iter().filter(|v| !v.is_free()).count()
+        self.voices.iter().filter(|v| !v.is_free()).count() + self.drums.iter().filter(|v| !v.is_free()).count()
     }
 
     /// Newton statistics over every voice since each started.
@@ -209,6 +288,9 @@ impl Engine {
         let mut stats = IterationStats::default();
         for voice in &self.voices {
             stats.merge(&voice.bowed_string().bow.stats);
+        }
+        for drum in &self.drums {
+            stats.merge(&drum.drum().bow.stats);
         }
         stats
     }
@@ -219,9 +301,15 @@ impl Engine {
         self.voices[index].corrupt_for_test();
     }
 
+    /// Puts NaN into a drum voice's membrane, to test recovery from divergence.
+    #[doc(hidden)]
+    pub fn corrupt_drum_for_test(&mut self, index: usize) {
+        self.drums[index].corrupt_for_test();
+    }
+
     /// How often any voice was recovered from a diverged state.
     pub fn recoveries(&self) -> u64 {
-        self.voices.iter().map(|v| v.recoveries()).sum()
+        self.voices.iter().map(|v| v.recoveries()).sum::<u64>() + self.drums.iter().map(|v| v.recoveries()).sum::<u64>()
     }
 }
 

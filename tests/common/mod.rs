@@ -99,3 +99,32 @@ impl TestRng {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// The frequency of the strongest spectral peak near `guess_hz` in `signal`, by a
+/// zero-padded DFT scan refined with a parabola (resolution far below a cent for seconds of signal).
+pub fn peak_frequency_hz(signal: &[f64], sample_rate_hz: f64, guess_hz: f64) -> f64 {
+    let window: Vec<f64> = signal
+        .iter()
+        .enumerate()
+        .map(|(i, x)| x * (0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / (signal.len() - 1) as f64).cos()))
+        .collect();
+    let power = |f: f64| {
+        let w = 2.0 * std::f64::consts::PI * f / sample_rate_hz;
+        let (mut re, mut im) = (0.0, 0.0);
+        for (i, x) in window.iter().enumerate() {
+            let (s, c) = (w * i as f64).sin_cos();
+            re += x * c;
+            im -= x * s;
+        }
+        re * re + im * im
+    };
+    let resolution = sample_rate_hz / signal.len() as f64;
+    let mut best = guess_hz;
+    let mut step = resolution;
+    for _ in 0..6 {
+        let candidates: Vec<f64> = (-4..=4).map(|i| best + i as f64 * step).collect();
+        best = candidates.into_iter().max_by(|a, b| power(*a).total_cmp(&power(*b))).unwrap();
+        step /= 4.0;
+    }
+    best
+}

@@ -10,3 +10,7 @@ pub mod string;
 pub mod tuning;
 pub mod note_string;
 pub mod intonation;
+pub mod membrane;
+pub mod tube;
+pub mod connection;
+pub mod drum;

@@ -1,0 +1,560 @@
+//! The damped membrane on a square grid, optionally carved into a circle by a staircase
+//! mask, with Dirichlet conditions on every point outside it (onofrei2021 eqs. 1, 3, 17, 20;
+//! `MODELS.md` section 3).
+//!
+//! `dtt u = c^2 Lap u - 2 sigma0 dt. u + 2 sigma1 dt- Lap u`, explicit thanks to the
+//! backward difference on the frequency-dependent loss. As for the string, the update is
+//! split: [`Membrane::compute_free_update`] steps with no external force, the drum adds its
+//! spread forces to that step, then [`Membrane::advance`] moves time on.
+//!
+//! The grid is stored row by row, `(N + 1)^2` points with the Dirichlet frame included, and
+//! each row's moving points form one contiguous span (a circle is convex), so the stencil
+//! runs over plain slices the compiler vectorises and never visits a dead point.
+
+/// The outline of the membrane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MembraneShape {
+    /// Every interior point of the square moves.
+    Square,
+    /// Only points strictly inside the inscribed circle move (the staircase of Hamilton's
+    /// thesis, onofrei2021 Fig. 3).
+    Circle,
+}
+
+/// The membrane's physical description, apart from its grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MembraneMaterial {
+    /// The side `L` of the square domain (the circle's diameter).
+    pub side_m: f64,
+    /// `rho_m H`, the mass per unit area.
+    pub surface_density_kg_per_m2: f64,
+}
+
+impl Default for MembraneMaterial {
+    /// onofrei2021 Table 1: 0.3 m, 1400 kg/m^3, 7 mm.
+    fn default() -> Self {
+        Self { side_m: 0.3, surface_density_kg_per_m2: 1400.0 * 0.007 }
+    }
+}
+
+/// The smallest stable grid spacing, eq. 20: `h >= sqrt(2 c^2 k^2 + 8 sigma1 k)`.
+pub fn min_grid_spacing_m(wave_speed_mps: f64, sigma1_m2_per_s: f64, time_step_s: f64) -> f64 {
+    let ck = wave_speed_mps * time_step_s;
+    (2.0 * ck * ck + 8.0 * sigma1_m2_per_s * time_step_s).sqrt()
+}
+
+fn cpu_has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The loss and wave speed of one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MembraneTuning {
+    pub wave_speed_mps: f64,
+    pub sigma0_per_s: f64,
+    pub sigma1_m2_per_s: f64,
+}
+
+/// The coefficients of `u+ = a u - b u- + c Lu - d Lu-` (`L` the unscaled 5-point
+/// Laplacian), all divided through by `1 + sigma0 k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct UpdateCoefficients {
+    centre: f64,
+    previous: f64,
+    laplacian: f64,
+    previous_laplacian: f64,
+    /// `k^2 / (rho H (1 + sigma0 k))`: from a force density (N/m^2) to a displacement.
+    force_to_displacement: f64,
+}
+
+/// A membrane with the state of three time levels.
+pub struct Membrane {
+    material: MembraneMaterial,
+    shape: MembraneShape,
+    intervals: usize,
+    time_step_s: f64,
+    tuning: MembraneTuning,
+    coefficients: UpdateCoefficients,
+    /// Per row `m`, the flat index range of its moving points (empty for the frame rows).
+    spans: Box<[(usize, usize)]>,
+    next: Box<[f64]>,
+    current: Box<[f64]>,
+    previous: Box<[f64]>,
+    /// `L u` of the current level, written by the stencil, and of the previous level: the
+    /// `sigma1` term needs both, and keeping the previous one saves a second stencil.
+    laplacian_current: Box<[f64]>,
+    laplacian_previous: Box<[f64]>,
+    max_intervals: usize,
+    /// Whether the CPU runs the AVX2 build of the stencil.
+    wide_vectors: bool,
+}
+
+impl Membrane {
+    /// Allocates room for grids of up to `max_intervals` intervals a side. This is the only
+    /// allocation; configuring and stepping never allocate.
+    pub fn with_capacity(max_intervals: usize, material: MembraneMaterial, shape: MembraneShape, intervals: usize, time_step_s: f64) -> Self {
+        assert!(max_intervals >= 2, "a membrane needs at least 2 intervals a side");
+        let len = (max_intervals + 1) * (max_intervals + 1);
+        let mut membrane = Self {
+            material,
+            shape,
+            intervals: 2,
+            time_step_s,
+            tuning: MembraneTuning::default(),
+            coefficients: UpdateCoefficients::default(),
+            spans: vec![(0, 0); max_intervals + 1].into_boxed_slice(),
+            next: vec![0.0; len].into_boxed_slice(),
+            current: vec![0.0; len].into_boxed_slice(),
+            previous: vec![0.0; len].into_boxed_slice(),
+            laplacian_current: vec![0.0; len].into_boxed_slice(),
+            laplacian_previous: vec![0.0; len].into_boxed_slice(),
+            max_intervals,
+            wide_vectors: cpu_has_avx2(),
+        };
+        membrane.configure(shape, intervals, time_step_s);
+        membrane
+    }
+
+    /// Puts the membrane on a new grid of `intervals` a side (at most the capacity), at rest.
+    pub fn configure(&mut self, shape: MembraneShape, intervals: usize, time_step_s: f64) {
+        let n = intervals.clamp(2, self.max_intervals);
+        self.shape = shape;
+        self.intervals = n;
+        self.time_step_s = time_step_s;
+        let width = n + 1;
+        let centre = n as f64 / 2.0;
+        // Strictly inside the circle of radius N/2 (in grid units), so the frame stays fixed.
+        let radius_squared = centre * centre;
+        for m in 0..=self.max_intervals {
+            self.spans[m] = (0, 0);
+            if m == 0 || m >= n {
+                continue;
+            }
+            let (first, last) = match shape {
+                MembraneShape::Square => (1, n - 1),
+                MembraneShape::Circle => {
+                    let dy = m as f64 - centre;
+                    let room = radius_squared - dy * dy;
+                    if room <= 0.0 {
+                        continue;
+                    }
+                    let half = room.sqrt();
+                    // The smallest l with (l - centre)^2 < room, and the largest.
+                    let mut first = (centre - half).ceil().max(1.0) as usize;
+                    if (first as f64 - centre).powi(2) >= room {
+                        first += 1;
+                    }
+                    let mut last = (centre + half).floor().min((n - 1) as f64) as usize;
+                    if (last as f64 - centre).powi(2) >= room {
+                        last = last.saturating_sub(1);
+                    }
+                    if first > last {
+                        continue;
+                    }
+                    (first, last)
+                }
+            };
+            self.spans[m] = (m * width + first, m * width + last + 1);
+        }
+        self.reset();
+        let tuning = self.tuning;
+        self.set_tuning(tuning);
+    }
+
+    /// Returns the membrane to rest.
+    pub fn reset(&mut self) {
+        self.next.fill(0.0);
+        self.current.fill(0.0);
+        self.previous.fill(0.0);
+        self.laplacian_current.fill(0.0);
+        self.laplacian_previous.fill(0.0);
+    }
+
+    pub fn material(&self) -> &MembraneMaterial {
+        &self.material
+    }
+
+    pub fn shape(&self) -> MembraneShape {
+        self.shape
+    }
+
+    /// `N`, the number of intervals along a side.
+    pub fn intervals(&self) -> usize {
+        self.intervals
+    }
+
+    /// `N + 1`, the row stride of the flat arrays.
+    pub fn width(&self) -> usize {
+        self.intervals + 1
+    }
+
+    pub fn spacing_m(&self) -> f64 {
+        self.material.side_m / self.intervals as f64
+    }
+
+    pub fn time_step_s(&self) -> f64 {
+        self.time_step_s
+    }
+
+    pub fn tuning(&self) -> &MembraneTuning {
+        &self.tuning
+    }
+
+    /// The flat index of grid point `(l, m)` (`x = l h`, `y = m h`).
+    #[inline]
+    pub fn index(&self, l: usize, m: usize) -> usize {
+        m * self.width() + l
+    }
+
+    /// Whether the point at this flat index moves (is inside the mask).
+    pub fn is_moving(&self, index: usize) -> bool {
+        let width = self.width();
+        let m = index / width;
+        m <= self.intervals && {
+            let (start, end) = self.spans[m];
+            (start..end).contains(&index)
+        }
+    }
+
+    /// How many points move.
+    pub fn moving_points(&self) -> usize {
+        self.spans[..=self.intervals].iter().map(|(s, e)| e - s).sum()
+    }
+
+    /// Each row's flat index range of moving points, row `m` at position `m`.
+    pub fn spans(&self) -> &[(usize, usize)] {
+        &self.spans[..=self.intervals]
+    }
+
+    /// Sets the wave speed and losses for the next steps. Changing them between steps is
+    /// safe as long as the grid was sized for the largest values (see [`min_grid_spacing_m`]).
+    pub fn set_tuning(&mut self, tuning: MembraneTuning) {
+        let k = self.time_step_s;
+        let h = self.spacing_m();
+        let lambda_squared = (tuning.wave_speed_mps * k / h).powi(2);
+        let mu = 2.0 * tuning.sigma1_m2_per_s * k / (h * h);
+        let norm = 1.0 / (1.0 + tuning.sigma0_per_s * k);
+        self.tuning = tuning;
+        self.coefficients = UpdateCoefficients {
+            centre: 2.0 * norm,
+            previous: (1.0 - tuning.sigma0_per_s * k) * norm,
+            laplacian: (lambda_squared + mu) * norm,
+            previous_laplacian: mu * norm,
+            force_to_displacement: k * k * norm / self.material.surface_density_kg_per_m2,
+        };
+    }
+
+    /// Whether the current tuning satisfies eq. 20 on this grid.
+    pub fn is_stable(&self) -> bool {
+        min_grid_spacing_m(self.tuning.wave_speed_mps, self.tuning.sigma1_m2_per_s, self.time_step_s) <= self.spacing_m() * (1.0 + 1e-12)
+    }
+
+    /// `k^2 / (rho H (1 + sigma0 k))`: a force density `F` (N/m^2) moves the next step by `F` times this.
+    pub fn force_to_displacement(&self) -> f64 {
+        self.coefficients.force_to_displacement
+    }
+
+    /// Computes the next time level with no external force.
+    #[inline]
+    pub fn compute_free_update(&mut self) {
+        let levels = Levels {
+            next: &mut self.next,
+            laplacian_current: &mut self.laplacian_current,
+            laplacian_previous: &self.laplacian_previous,
+            current: &self.current,
+            previous: &self.previous,
+        };
+        let spans = &self.spans[..=self.intervals];
+        #[cfg(target_arch = "x86_64")]
+        if self.wide_vectors {
+            // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
+            unsafe { update_rows_avx2(self.coefficients, spans, self.intervals + 1, levels) };
+            return;
+        }
+        update_rows(self.coefficients, spans, self.intervals + 1, levels);
+    }
+
+    /// The next time level (free update plus whatever forces were added).
+    pub fn next_displacement(&self) -> &[f64] {
+        &self.next
+    }
+
+    /// Moves one point of the next time level. Callers only pass moving points.
+    #[inline]
+    pub fn add_to_next(&mut self, index: usize, displacement_m: f64) {
+        self.next[index] += displacement_m;
+    }
+
+    /// Adds `scale * pattern[i]` to the next time level over the rows `rows` (each row's
+    /// moving span only).
+    #[inline]
+    pub fn add_pattern_to_next(&mut self, pattern: &[f64], rows: std::ops::Range<usize>, scale: f64) {
+        let spans = &self.spans[rows];
+        #[cfg(target_arch = "x86_64")]
+        if self.wide_vectors {
+            // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
+            unsafe { add_scaled_avx2(&mut self.next, pattern, spans, scale) };
+            return;
+        }
+        add_scaled(&mut self.next, pattern, spans, scale);
+    }
+
+    /// `sum(pattern[i] u[i])` over the moving points of `rows`, for `u` one of the time levels.
+    #[inline]
+    pub fn weighted_sum(&self, level: &[f64], pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
+        let spans = &self.spans[rows];
+        #[cfg(target_arch = "x86_64")]
+        if self.wide_vectors {
+            // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
+            return unsafe { dot_avx2(level, pattern, spans) };
+        }
+        dot(level, pattern, spans)
+    }
+
+    pub fn current_displacement(&self) -> &[f64] {
+        &self.current
+    }
+
+    pub fn previous_displacement(&self) -> &[f64] {
+        &self.previous
+    }
+
+    /// Moves time on: the next level becomes the current one.
+    #[inline]
+    pub fn advance(&mut self) {
+        std::mem::swap(&mut self.previous, &mut self.current);
+        std::mem::swap(&mut self.current, &mut self.next);
+        std::mem::swap(&mut self.laplacian_previous, &mut self.laplacian_current);
+    }
+
+    /// Sets the current and previous levels (for tests and initial conditions). Values at
+    /// fixed points are ignored.
+    pub fn set_state(&mut self, current: &[f64], previous: &[f64]) {
+        self.reset();
+        for m in 0..=self.intervals {
+            let (start, end) = self.spans[m];
+            self.current[start..end].copy_from_slice(&current[start..end]);
+            self.previous[start..end].copy_from_slice(&previous[start..end]);
+        }
+        let width = self.width();
+        for m in 0..=self.intervals {
+            let (start, end) = self.spans[m];
+            for i in start..end {
+                let p = &self.previous;
+                self.laplacian_previous[i] = p[i - 1] + p[i + 1] + p[i - width] + p[i + width] - 4.0 * p[i];
+            }
+        }
+    }
+
+    /// Whether every displacement is finite and below `limit_m`.
+    pub fn is_sane(&self, limit_m: f64) -> bool {
+        self.spans[..=self.intervals].iter().all(|&(s, e)| self.current[s..e].iter().all(|u| u.abs() < limit_m))
+    }
+
+    /// The stored energy between the previous and current levels, for a lossless membrane:
+    /// `rho H/2 |dt- u|^2 + T/2 <grad u, grad u->` with `T = c^2 rho H` (J).
+    pub fn energy_j(&self) -> f64 {
+        let n = self.intervals;
+        let width = self.width();
+        let k = self.time_step_s;
+        let h = self.spacing_m();
+        let rho = self.material.surface_density_kg_per_m2;
+        let tension = self.tuning.wave_speed_mps.powi(2) * rho;
+        let mut kinetic = 0.0;
+        for &(s, e) in self.spans() {
+            for i in s..e {
+                let v = (self.current[i] - self.previous[i]) / k;
+                kinetic += v * v;
+            }
+        }
+        let mut potential = 0.0;
+        for m in 0..=n {
+            for l in 0..=n {
+                let i = m * width + l;
+                if l < n {
+                    potential += (self.current[i + 1] - self.current[i]) * (self.previous[i + 1] - self.previous[i]);
+                }
+                if m < n {
+                    potential += (self.current[i + width] - self.current[i]) * (self.previous[i + width] - self.previous[i]);
+                }
+            }
+        }
+        0.5 * rho * h * h * kinetic + 0.5 * tension * potential
+    }
+}
+
+/// The arrays one update reads and writes.
+struct Levels<'a> {
+    next: &'a mut [f64],
+    laplacian_current: &'a mut [f64],
+    laplacian_previous: &'a [f64],
+    current: &'a [f64],
+    previous: &'a [f64],
+}
+
+/// The update over every row's moving span. Every slice is cut to exactly the span's
+/// length and the outputs are separate `&mut` arguments, so the row loop vectorises with
+/// neither bounds checks nor run-time overlap checks.
+#[inline(always)]
+fn update_rows(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: Levels) {
+    for &(start, end) in spans {
+        if start == end {
+            continue;
+        }
+        let n = end - start;
+        let out = &mut levels.next[start..][..n];
+        let lap_out = &mut levels.laplacian_current[start..][..n];
+        let lap_previous = &levels.laplacian_previous[start..][..n];
+        let previous = &levels.previous[start..][..n];
+        let u = &levels.current[start..][..n];
+        let left = &levels.current[start - 1..][..n];
+        let right = &levels.current[start + 1..][..n];
+        let up = &levels.current[start - width..][..n];
+        let down = &levels.current[start + width..][..n];
+        for j in 0..n {
+            let lap = left[j] + right[j] + up[j] + down[j] - 4.0 * u[j];
+            lap_out[j] = lap;
+            out[j] = c.centre * u[j] - c.previous * previous[j] + c.laplacian * lap - c.previous_laplacian * lap_previous[j];
+        }
+    }
+}
+
+/// The same update compiled for AVX2 (four lanes instead of SSE2's two). It performs the
+/// same operations in the same order (no fused multiply-add), so both paths give the same
+/// bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn update_rows_avx2(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: Levels) {
+    update_rows(c, spans, width, levels)
+}
+
+#[inline(always)]
+fn add_scaled(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale: f64) {
+    for &(start, end) in spans {
+        for (o, w) in out[start..end].iter_mut().zip(&pattern[start..end]) {
+            *o += scale * w;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_scaled_avx2(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale: f64) {
+    add_scaled(out, pattern, spans, scale)
+}
+
+/// A dot product over the spans with eight partial sums in a fixed order, so it vectorises
+/// and gives the same bits on every path.
+#[inline(always)]
+fn dot(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
+    let mut lanes = [0.0; 8];
+    for &(start, end) in spans {
+        let u = &level[start..end];
+        let w = &pattern[start..end];
+        let mut u_chunks = u.chunks_exact(8);
+        let mut w_chunks = w.chunks_exact(8);
+        for (a, b) in (&mut u_chunks).zip(&mut w_chunks) {
+            for lane in 0..8 {
+                lanes[lane] += a[lane] * b[lane];
+            }
+        }
+        for (lane, (a, b)) in u_chunks.remainder().iter().zip(w_chunks.remainder()).enumerate() {
+            lanes[lane] += a * b;
+        }
+    }
+    ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dot_avx2(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
+    dot(level, pattern, spans)
+}
+
+/// The bilinear interpolant `I_B` at a point of the membrane, eq. 18, with its weights on
+/// fixed points dropped (a force there is taken by the rim).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BilinearPoint {
+    pub indices: [usize; 4],
+    pub weights: [f64; 4],
+}
+
+impl BilinearPoint {
+    /// The interpolant at `(x, y)` in metres from the grid's corner.
+    pub fn new(membrane: &Membrane, x_m: f64, y_m: f64) -> Self {
+        let h = membrane.spacing_m();
+        let n = membrane.intervals();
+        let gx = (x_m / h).clamp(0.0, n as f64 - 1e-9);
+        let gy = (y_m / h).clamp(0.0, n as f64 - 1e-9);
+        let l = (gx.floor() as usize).min(n - 1);
+        let m = (gy.floor() as usize).min(n - 1);
+        let ax = gx - l as f64;
+        let ay = gy - m as f64;
+        let indices = [membrane.index(l, m), membrane.index(l, m + 1), membrane.index(l + 1, m), membrane.index(l + 1, m + 1)];
+        let mut weights = [(1.0 - ax) * (1.0 - ay), (1.0 - ax) * ay, ax * (1.0 - ay), ax * ay];
+        for (w, &i) in weights.iter_mut().zip(&indices) {
+            if !membrane.is_moving(i) {
+                *w = 0.0;
+            }
+        }
+        Self { indices, weights }
+    }
+
+    #[inline]
+    pub fn interpolate(&self, level: &[f64]) -> f64 {
+        self.weights.iter().zip(&self.indices).map(|(w, &i)| w * level[i]).sum()
+    }
+
+    /// `sum(w^2)`: `h^2 (I_B . J_B)`.
+    pub fn sum_of_squares(&self) -> f64 {
+        self.weights.iter().map(|w| w * w).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn circle_mask_is_symmetric_and_inside() {
+        let m = Membrane::with_capacity(40, MembraneMaterial::default(), MembraneShape::Circle, 40, 1.0 / 44_100.0);
+        let n = m.intervals();
+        let centre = n as f64 / 2.0;
+        let mut count = 0;
+        for row in 0..=n {
+            for l in 0..=n {
+                let moving = m.is_moving(m.index(l, row));
+                let inside = (l as f64 - centre).powi(2) + (row as f64 - centre).powi(2) < centre * centre;
+                assert_eq!(moving, inside && l > 0 && row > 0 && l < n && row < n, "({l}, {row})");
+                assert_eq!(moving, m.is_moving(m.index(n - l, row)));
+                assert_eq!(moving, m.is_moving(m.index(row, l)));
+                count += moving as usize;
+            }
+        }
+        assert_eq!(count, m.moving_points());
+        // The staircase area is within a few percent of the circle's.
+        let area = count as f64;
+        let circle = std::f64::consts::PI * centre * centre;
+        assert!((area / circle - 1.0).abs() < 0.05, "{area} vs {circle}");
+    }
+
+    #[test]
+    fn bilinear_weights_sum_to_one_inside() {
+        let m = Membrane::with_capacity(30, MembraneMaterial::default(), MembraneShape::Circle, 30, 1.0 / 44_100.0);
+        let p = BilinearPoint::new(&m, 0.137, 0.151);
+        assert!((p.weights.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let level: Vec<f64> = (0..31 * 31).map(|i| ((i % 31) as f64) * 0.01).collect();
+        // Linear in x: interpolation is exact (x = 0.137 m is 13.7 intervals).
+        assert!((p.interpolate(&level) - 0.137).abs() < 1e-12);
+        // At the rim, weights on fixed points are dropped.
+        let rim = BilinearPoint::new(&m, 0.005, 0.15);
+        assert!(rim.weights.iter().sum::<f64>() < 1.0);
+    }
+}

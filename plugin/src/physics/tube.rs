@@ -1,0 +1,209 @@
+//! The acoustic tube: a 1D wave equation for the air column's displacement `zeta`, Neumann
+//! at the membrane end and radiating at the open end (onofrei2021 eqs. 4-5, 21, 23-24;
+//! `MODELS.md` section 3).
+//!
+//! `dtt zeta = gamma^2 dxx zeta`, `dx. zeta(0) = 0`,
+//! `dx. zeta(N) = -alpha1 dt. zeta(N) - alpha2 mu_t. zeta(N)`. Both ends use a ghost node
+//! and a centred difference, so the scheme's energy uses the trapezoid inner product (half
+//! weights at the ends): see [`Tube::energy_j`].
+
+/// The tube's physical description.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TubeMaterial {
+    pub length_m: f64,
+    /// `A`, the cross-section.
+    pub area_m2: f64,
+    /// `rho_t`, the air's density.
+    pub air_density_kg_per_m3: f64,
+    /// `gamma`, the wave speed (tuned low in the paper, see its section 2.2).
+    pub wave_speed_mps: f64,
+    /// `alpha1`, the open end's loss (s/m).
+    pub radiation_loss_s_per_m: f64,
+    /// `alpha2`, the open end's stiffness (1/m).
+    pub radiation_stiffness_per_m: f64,
+}
+
+impl Default for TubeMaterial {
+    /// onofrei2021 Table 1.
+    fn default() -> Self {
+        Self {
+            length_m: 0.4,
+            area_m2: 0.0707,
+            air_density_kg_per_m3: 1.225,
+            wave_speed_mps: 30.0,
+            radiation_loss_s_per_m: 0.008,
+            radiation_stiffness_per_m: 4.348,
+        }
+    }
+}
+
+impl TubeMaterial {
+    /// The interval count at the stability limit `h >= gamma k` (eq. 24).
+    pub fn intervals_at_limit(&self, time_step_s: f64) -> usize {
+        ((self.length_m / (self.wave_speed_mps * time_step_s)).floor() as usize).max(2)
+    }
+
+    /// `rho_t A`, the mass per unit length.
+    pub fn linear_density_kg_per_m(&self) -> f64 {
+        self.air_density_kg_per_m3 * self.area_m2
+    }
+}
+
+/// The air column with three time levels.
+pub struct Tube {
+    material: TubeMaterial,
+    intervals: usize,
+    time_step_s: f64,
+    /// `lambda^2 = (gamma k / h)^2`.
+    lambda_squared: f64,
+    /// The open end's update: `zeta+ = (rhs + previous_extra zeta-) * open_norm`.
+    open_norm: f64,
+    open_previous_extra: f64,
+    next: Box<[f64]>,
+    current: Box<[f64]>,
+    previous: Box<[f64]>,
+    max_intervals: usize,
+}
+
+impl Tube {
+    /// Allocates room for up to `max_intervals` intervals; nothing allocates after this.
+    pub fn with_capacity(max_intervals: usize, material: TubeMaterial, intervals: usize, time_step_s: f64) -> Self {
+        let len = max_intervals.max(2) + 1;
+        let mut tube = Self {
+            material,
+            intervals: 2,
+            time_step_s,
+            lambda_squared: 0.0,
+            open_norm: 1.0,
+            open_previous_extra: 0.0,
+            next: vec![0.0; len].into_boxed_slice(),
+            current: vec![0.0; len].into_boxed_slice(),
+            previous: vec![0.0; len].into_boxed_slice(),
+            max_intervals: max_intervals.max(2),
+        };
+        tube.configure(material, intervals, time_step_s);
+        tube
+    }
+
+    /// Puts the tube on a grid of `intervals` (at most the capacity), at rest.
+    pub fn configure(&mut self, material: TubeMaterial, intervals: usize, time_step_s: f64) {
+        self.material = material;
+        self.intervals = intervals.clamp(2, self.max_intervals);
+        self.time_step_s = time_step_s;
+        let h = self.spacing_m();
+        let k = time_step_s;
+        self.lambda_squared = (material.wave_speed_mps * k / h).powi(2);
+        let loss = self.lambda_squared * h * material.radiation_loss_s_per_m / k;
+        let spring = self.lambda_squared * h * material.radiation_stiffness_per_m;
+        self.open_norm = 1.0 / (1.0 + loss + spring);
+        self.open_previous_extra = loss - spring;
+        self.reset();
+    }
+
+    pub fn reset(&mut self) {
+        self.next.fill(0.0);
+        self.current.fill(0.0);
+        self.previous.fill(0.0);
+    }
+
+    pub fn material(&self) -> &TubeMaterial {
+        &self.material
+    }
+
+    pub fn intervals(&self) -> usize {
+        self.intervals
+    }
+
+    pub fn spacing_m(&self) -> f64 {
+        self.material.length_m / self.intervals as f64
+    }
+
+    /// Whether `gamma k <= h` holds.
+    pub fn is_stable(&self) -> bool {
+        self.lambda_squared <= 1.0 + 1e-12
+    }
+
+    /// `k^2 / (rho_t A)`: a force density (N/m) moves the next step by it times this.
+    pub fn force_to_displacement(&self) -> f64 {
+        self.time_step_s * self.time_step_s / self.material.linear_density_kg_per_m()
+    }
+
+    /// Computes the next level with no connection force.
+    #[inline]
+    pub fn compute_free_update(&mut self) {
+        let n = self.intervals;
+        let l2 = self.lambda_squared;
+        let centre = 2.0 - 2.0 * l2;
+        let u = &self.current[..=n];
+        let p = &self.previous[..=n];
+        let out = &mut self.next[..=n];
+        out[0] = centre * u[0] + 2.0 * l2 * u[1] - p[0];
+        for j in 1..n {
+            out[j] = centre * u[j] + l2 * (u[j - 1] + u[j + 1]) - p[j];
+        }
+        let rhs = centre * u[n] + 2.0 * l2 * u[n - 1] - p[n];
+        out[n] = (rhs + self.open_previous_extra * p[n]) * self.open_norm;
+    }
+
+    /// Moves node `p` of the next level by `displacement_m`. The connection only touches
+    /// nodes near the membrane end, never the open end.
+    #[inline]
+    pub fn add_to_next(&mut self, node: usize, displacement_m: f64) {
+        debug_assert!(node < self.intervals);
+        self.next[node] += displacement_m;
+    }
+
+    pub fn next_displacement(&self) -> &[f64] {
+        &self.next[..=self.intervals]
+    }
+
+    pub fn current_displacement(&self) -> &[f64] {
+        &self.current[..=self.intervals]
+    }
+
+    /// The open end's displacement at the current level (the paper's output).
+    pub fn open_end_displacement_m(&self) -> f64 {
+        self.current[self.intervals]
+    }
+
+    #[inline]
+    pub fn advance(&mut self) {
+        std::mem::swap(&mut self.previous, &mut self.current);
+        std::mem::swap(&mut self.current, &mut self.next);
+    }
+
+    /// Sets the current and previous levels (for tests).
+    pub fn set_state(&mut self, current: &[f64], previous: &[f64]) {
+        let n = self.intervals;
+        self.reset();
+        self.current[..=n].copy_from_slice(&current[..=n]);
+        self.previous[..=n].copy_from_slice(&previous[..=n]);
+    }
+
+    pub fn is_sane(&self, limit_m: f64) -> bool {
+        self.current[..=self.intervals].iter().all(|z| z.abs() < limit_m)
+    }
+
+    /// The stored energy between the previous and current levels (J): kinetic and potential
+    /// energy with half weights at both ends, plus the open end's spring,
+    /// `rho A gamma^2 alpha2 (zeta_N+^2 + zeta_N^2) / 4`. Only `alpha1` removes energy.
+    pub fn energy_j(&self) -> f64 {
+        let n = self.intervals;
+        let h = self.spacing_m();
+        let k = self.time_step_s;
+        let rho_a = self.material.linear_density_kg_per_m();
+        let gamma2 = self.material.wave_speed_mps.powi(2);
+        let mut kinetic = 0.0;
+        for p in 0..=n {
+            let weight = if p == 0 || p == n { 0.5 } else { 1.0 };
+            let v = (self.current[p] - self.previous[p]) / k;
+            kinetic += weight * v * v;
+        }
+        let mut potential = 0.0;
+        for p in 0..n {
+            potential += (self.current[p + 1] - self.current[p]) * (self.previous[p + 1] - self.previous[p]);
+        }
+        let spring = 0.25 * rho_a * gamma2 * self.material.radiation_stiffness_per_m * (self.current[n].powi(2) + self.previous[n].powi(2));
+        0.5 * rho_a * h * kinetic + 0.5 * rho_a * gamma2 * potential / h + spring
+    }
+}
