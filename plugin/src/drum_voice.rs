@@ -11,7 +11,8 @@
 //! - Damping `d`: `sigma0 = 0.6 d` 1/s and `sigma1 = 0.00026 d` m^2/s.
 //! - Noise `n`: `s3 = 0.004 n fN`.
 //! - Variation `v` and Rate `r`: vibrato of `0.3 v` m/s on `c` at `r` Hz.
-//! - Gain `g`: `6 (g - 5)` dB on the output.
+//! - Gain `g`: `4 (g - 5)` dB on the output. The output is also scaled by `c / c60(6.5)`,
+//!   since the membrane's displacement grows about as `1 / c`.
 //!
 //! Bow force and velocity are the string's parameters, used as the paper's `fN` and `vB`
 //! (no per-string Schelleng mapping: one membrane, the paper's ranges).
@@ -29,6 +30,8 @@ use crate::voice::{NoteId, CONTROL_RAMP_S};
 /// The open end's displacement (m) to full scale, for middle C's wave speed: a default
 /// note peaks near -6 dBFS.
 pub const OUTPUT_SCALE_PER_M: f64 = 8000.0;
+/// Drum Gain: 5 is 0 dB, each step of the 0..10 scale 4 dB (-20 to +20 dB).
+pub const GAIN_DB_PER_STEP: f64 = 4.0;
 /// The bow stays this far inside the rim, as a fraction of the radius.
 pub const MAX_BOW_RADIUS: f64 = 0.9;
 /// A displacement beyond this (metres) means the simulation has diverged.
@@ -274,10 +277,10 @@ impl DrumVoice {
         };
         let displacement = self.drum.tick(&controls);
         self.applied = controls;
-        let gain = 10f64.powf(6.0 * (self.gain.next() - 5.0) / 20.0);
+        let gain = 10f64.powf(GAIN_DB_PER_STEP * (self.gain.next() - 5.0) / 20.0);
         // The bowed membrane's displacement grows about as 1/c (onofrei2021 section 4.2 adds
         // a gain knob for it); scaling by c keeps low and high notes at similar levels.
-        let level = self.note_wave_speed_mps / tuning_wave_speed_mps(IN_TUNE_TUNING);
+        let level = (wave_speed - vibrato) / tuning_wave_speed_mps(IN_TUNE_TUNING);
         let output = self.dc_blocker.process(displacement) * OUTPUT_SCALE_PER_M * level * gain;
         if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.drum.is_sane(DIVERGED_DISPLACEMENT_M)) {
             self.recoveries += 1;

@@ -1,0 +1,73 @@
+//! Real-time factor of the friction-drum voice (onofrei2021): one voice at each resolution
+//! (full, half, the paper's), bowed at middle C with the paper's fN = 12 N and
+//! vB = 0.1 m/s, at 48 kHz.
+//!
+//! `cargo bench --bench drum_voice` runs criterion, then prints a table of real-time
+//! factors (seconds of audio per second of one core) and the membrane's size.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
+use rosin::controls::Controls;
+use rosin::physics::drum::DrumQuality;
+use rosin::voice::NoteId;
+use rosin::voices::{Engine, NoteEvent};
+
+const RATE: f64 = 48_000.0;
+const BLOCK: usize = 480;
+const QUALITIES: [(&str, f64); 3] = [("full", 0.0), ("half", 1.0), ("paper", 2.0)];
+
+/// An engine already bowing one drum note at `quality` in steady state.
+fn bowing(quality: f64) -> Engine {
+    let mut engine = Engine::new(RATE);
+    let mut controls = Controls::default();
+    controls.instrument = 1.0;
+    controls.drum_quality = quality;
+    controls.bow_force_n = 12.0;
+    controls.bow_velocity_mps = 0.1;
+    engine.set_controls(&controls);
+    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: 60, voice_id: None }, velocity: 1.0 });
+    let mut warm = vec![0.0f32; (0.3 * RATE) as usize];
+    engine.render(&mut warm);
+    engine
+}
+
+fn voices(c: &mut Criterion) {
+    let mut group = c.benchmark_group("drum_voice_48k");
+    group.throughput(Throughput::Elements(BLOCK as u64));
+    let mut buffer = vec![0.0f32; BLOCK];
+    for (name, quality) in QUALITIES {
+        let mut engine = bowing(quality);
+        group.bench_function(BenchmarkId::new("one_voice", name), |b| b.iter(|| engine.render(black_box(&mut buffer))));
+    }
+    group.finish();
+}
+
+fn real_time_factor(quality: f64, seconds: f64) -> f64 {
+    let mut engine = bowing(quality);
+    let mut buffer = vec![0.0f32; BLOCK];
+    let blocks = (seconds * RATE / BLOCK as f64) as usize;
+    let start = Instant::now();
+    for _ in 0..blocks {
+        engine.render(black_box(&mut buffer));
+    }
+    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+}
+
+fn summary() {
+    println!("\nFriction drum, one voice at 48 kHz (audio seconds per core second):");
+    for (name, quality) in QUALITIES {
+        let n = DrumQuality::ALL[quality as usize].membrane_intervals(&Default::default(), RATE);
+        let rtf = real_time_factor(quality, 3.0);
+        println!("  {name:>5} ({n:3} x {n:3} grid): {rtf:7.1} x real time, {:7.2} us per sample, {:5.1} % of a core", 1e6 / (rtf * RATE), 100.0 / rtf);
+    }
+}
+
+criterion_group!(benches, voices);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}
