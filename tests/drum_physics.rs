@@ -5,8 +5,8 @@
 mod common;
 
 use common::peak_frequency_hz;
+use rosin::drum_voice::paper_friction;
 use rosin::physics::drum::{DrumControls, DrumDesign, DrumQuality, FrictionDrum};
-use rosin::physics::friction::ElastoPlasticParams;
 use rosin::physics::membrane::{Membrane, MembraneMaterial, MembraneShape, MembraneTuning};
 use rosin::physics::tube::{Tube, TubeMaterial};
 
@@ -171,21 +171,10 @@ fn tube_resonates_between_closed_open_and_its_radiation_roots() {
     }
 }
 
-fn quiet_friction() -> ElastoPlasticParams {
-    let s0 = 1e5;
-    ElastoPlasticParams {
-        bristle_stiffness_n_per_m: s0,
-        bristle_damping_kg_per_s: 0.001 * s0.sqrt(),
-        viscous_damping_kg_per_s: 4.0,
-        noise_per_normal_force: 0.0,
-        ..ElastoPlasticParams::default()
-    }
-}
-
 fn full_drum(design: DrumDesign, rate: f64) -> FrictionDrum {
     let n = DrumQuality::Full.membrane_intervals(&design.membrane, rate);
     let nt = design.tube.intervals_at_limit(1.0 / rate);
-    FrictionDrum::with_capacity(n, nt, design, rate, quiet_friction(), 7)
+    FrictionDrum::with_capacity(n, nt, design, rate, paper_friction(), 7)
 }
 
 fn paper_controls(wave_speed_mps: f64) -> DrumControls {
@@ -290,7 +279,7 @@ fn bow_drum(drum: &mut FrictionDrum, controls: &DrumControls, seconds: f64) -> (
 
 #[test]
 fn bowed_drum_sticks_slips_and_shows_a_hysteresis_loop() {
-    let friction = quiet_friction();
+    let friction = paper_friction();
     for wave_speed_mps in [40.0, 100.0] {
         let mut drum = full_drum(DrumDesign::default(), RATE);
         let controls = paper_controls(wave_speed_mps);
@@ -369,7 +358,7 @@ fn every_quality_is_stable_at_the_extremes() {
             let design = DrumDesign::default();
             let n = quality.membrane_intervals(&design.membrane, rate);
             let nt = design.tube.intervals_at_limit(1.0 / rate);
-            let mut drum = FrictionDrum::with_capacity(n, nt, design, rate, quiet_friction(), 3);
+            let mut drum = FrictionDrum::with_capacity(n, nt, design, rate, paper_friction(), 3);
             // The stiffest tuning with the deepest vibrato and the most damping.
             let controls = DrumControls {
                 normal_force_n: 20.0,
