@@ -88,6 +88,8 @@ spec!(DRUM_RATE, "drum_rate", "Drum Rate", " /10", 0.0, 10.0, 5.0, Linear);
 spec!(DRUM_GAIN, "drum_gain", "Drum Gain", " /10", 0.0, 10.0, 5.0, Linear);
 spec!(DRUM_BOW_X, "drum_bow_x", "Drum Bow X", " of diameter", 0.0, 1.0, 0.4, Linear);
 spec!(DRUM_BOW_Y, "drum_bow_y", "Drum Bow Y", " of diameter", 0.0, 1.0, 0.45, Linear);
+// How a touch pad (a Sensel Morph, or the mouse in the editor) is split into strings.
+spec!(PAD_LAYOUT, "pad_layout", "Pad Layout", choices &["One String", "Four Strings"], 0.0);
 
 /// Every control, in display order.
 pub const ALL: &[ControlSpec] = &[
@@ -116,6 +118,7 @@ pub const ALL: &[ControlSpec] = &[
     DRUM_GAIN,
     DRUM_BOW_X,
     DRUM_BOW_Y,
+    PAD_LAYOUT,
 ];
 
 /// Looks a control up by its ID.
@@ -161,6 +164,8 @@ pub struct Controls {
     /// The bow's place on the membrane, as fractions of the diameter from the left and top.
     pub drum_bow_x: f64,
     pub drum_bow_y: f64,
+    /// How the pad is split: 0 one string, 1 four strings (G D A E).
+    pub pad_layout: f64,
 }
 
 impl Default for Controls {
@@ -199,6 +204,7 @@ impl Controls {
             drum_gain: get(&DRUM_GAIN),
             drum_bow_x: get(&DRUM_BOW_X),
             drum_bow_y: get(&DRUM_BOW_Y),
+            pad_layout: get(&PAD_LAYOUT),
         }
     }
 
@@ -230,6 +236,7 @@ impl Controls {
             "drum_gain" => self.drum_gain,
             "drum_bow_x" => self.drum_bow_x,
             "drum_bow_y" => self.drum_bow_y,
+            "pad_layout" => self.pad_layout,
             _ => return None,
         })
     }

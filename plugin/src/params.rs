@@ -60,13 +60,31 @@ pub struct RosinParams {
     pub drum_bow_x: FloatParam,
     #[id = "drum_bow_y"]
     pub drum_bow_y: FloatParam,
+    #[id = "pad_layout"]
+    pub pad_layout: IntParam,
+}
+
+/// Starting values that replace the specs' defaults for this process: set once by
+/// `rosin-standalone --set ID=VALUE` before the plugin exists. Plugins in hosts never set it.
+pub static STANDALONE_START_VALUES: std::sync::OnceLock<Vec<(&'static str, f64)>> = std::sync::OnceLock::new();
+
+fn start_value(spec: &ControlSpec) -> f64 {
+    STANDALONE_START_VALUES.get().and_then(|values| values.iter().find(|(id, _)| *id == spec.id)).map_or(spec.default, |(_, v)| spec.clamp(*v))
+}
+
+/// One parameter, by its type.
+#[derive(Clone, Copy)]
+pub enum ParamRef<'a> {
+    Float(&'a FloatParam),
+    /// A choice, stored as its index.
+    Int(&'a IntParam),
 }
 
 /// A choice parameter built from its control spec: an integer shown by name, which also
 /// parses the name back.
 fn choice(spec: &ControlSpec) -> IntParam {
     let Taper::Choice(names) = spec.taper else { panic!("{} is not a choice", spec.id) };
-    IntParam::new(spec.name, spec.default as i32, IntRange::Linear { min: 0, max: names.len() as i32 - 1 })
+    IntParam::new(spec.name, start_value(spec) as i32, IntRange::Linear { min: 0, max: names.len() as i32 - 1 })
         .with_value_to_string(Arc::new(move |value| names.get(value as usize).map_or_else(|| value.to_string(), |n| n.to_string())))
         .with_string_to_value(Arc::new(move |text| {
             let text = text.trim();
@@ -95,7 +113,7 @@ fn param(spec: &ControlSpec) -> FloatParam {
     } else {
         formatters::v2s_f32_rounded(digits)
     };
-    FloatParam::new(spec.name, spec.default as f32, range).with_unit(spec.unit).with_value_to_string(formatter)
+    FloatParam::new(spec.name, start_value(spec) as f32, range).with_unit(spec.unit).with_value_to_string(formatter)
 }
 
 impl Default for RosinParams {
@@ -126,41 +144,51 @@ impl Default for RosinParams {
             drum_gain: param(&controls::DRUM_GAIN),
             drum_bow_x: param(&controls::DRUM_BOW_X),
             drum_bow_y: param(&controls::DRUM_BOW_Y),
+            pad_layout: choice(&controls::PAD_LAYOUT),
         }
     }
 }
 
 impl RosinParams {
+    /// The parameter with this ID.
+    pub fn param_ref(&self, id: &str) -> Option<ParamRef<'_>> {
+        use ParamRef::{Float, Int};
+        Some(match id {
+            "bow_force" => Float(&self.bow_force),
+            "bow_velocity" => Float(&self.bow_velocity),
+            "bow_position" => Float(&self.bow_position),
+            "noise" => Float(&self.noise),
+            "damping" => Float(&self.damping),
+            "output_gain" => Float(&self.output_gain),
+            "bristle_stiffness" => Float(&self.bristle_stiffness),
+            "static_friction" => Float(&self.static_friction),
+            "dynamic_friction" => Float(&self.dynamic_friction),
+            "stribeck_velocity" => Float(&self.stribeck_velocity),
+            "string_stiffness" => Float(&self.string_stiffness),
+            "finger_position" => Float(&self.finger_position),
+            "bow_attack" => Float(&self.bow_attack),
+            "bow_release" => Float(&self.bow_release),
+            "intonation" => Float(&self.intonation),
+            "instrument" => Int(&self.instrument),
+            "drum_quality" => Int(&self.drum_quality),
+            "drum_tuning" => Float(&self.drum_tuning),
+            "drum_damping" => Float(&self.drum_damping),
+            "drum_noise" => Float(&self.drum_noise),
+            "drum_variation" => Float(&self.drum_variation),
+            "drum_rate" => Float(&self.drum_rate),
+            "drum_gain" => Float(&self.drum_gain),
+            "drum_bow_x" => Float(&self.drum_bow_x),
+            "drum_bow_y" => Float(&self.drum_bow_y),
+            "pad_layout" => Int(&self.pad_layout),
+            _ => return None,
+        })
+    }
+
     /// The plain value of the parameter with this ID (a choice gives its index).
     fn value_of(&self, id: &str) -> Option<f64> {
-        let float = |p: &FloatParam| p.value() as f64;
-        Some(match id {
-            "bow_force" => float(&self.bow_force),
-            "bow_velocity" => float(&self.bow_velocity),
-            "bow_position" => float(&self.bow_position),
-            "noise" => float(&self.noise),
-            "damping" => float(&self.damping),
-            "output_gain" => float(&self.output_gain),
-            "bristle_stiffness" => float(&self.bristle_stiffness),
-            "static_friction" => float(&self.static_friction),
-            "dynamic_friction" => float(&self.dynamic_friction),
-            "stribeck_velocity" => float(&self.stribeck_velocity),
-            "string_stiffness" => float(&self.string_stiffness),
-            "finger_position" => float(&self.finger_position),
-            "bow_attack" => float(&self.bow_attack),
-            "bow_release" => float(&self.bow_release),
-            "intonation" => float(&self.intonation),
-            "instrument" => self.instrument.value() as f64,
-            "drum_quality" => self.drum_quality.value() as f64,
-            "drum_tuning" => float(&self.drum_tuning),
-            "drum_damping" => float(&self.drum_damping),
-            "drum_noise" => float(&self.drum_noise),
-            "drum_variation" => float(&self.drum_variation),
-            "drum_rate" => float(&self.drum_rate),
-            "drum_gain" => float(&self.drum_gain),
-            "drum_bow_x" => float(&self.drum_bow_x),
-            "drum_bow_y" => float(&self.drum_bow_y),
-            _ => return None,
+        Some(match self.param_ref(id)? {
+            ParamRef::Float(p) => p.value() as f64,
+            ParamRef::Int(p) => p.value() as f64,
         })
     }
 

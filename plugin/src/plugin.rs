@@ -8,24 +8,65 @@ use nice_plug::prelude::*;
 use nice_plug::midi::{Channel, Key, VoiceID};
 use nice_plug::plugin::ParamValue;
 
+use crate::controller::bus::GestureBus;
+use crate::controller::gesture::{PadLayout, PAD_CHANNEL};
+use crate::controller::sensel::{PadSettings, ReaderConfig, SenselReader};
+use crate::editor::logic::HostGesture;
+use crate::editor::{self, EditorLinks};
 use crate::controls;
 use crate::params::RosinParams;
+use crate::view::snapshot::{self, ViewSnapshot, VIEW_RATE_HZ};
+use crate::view::triple_buffer::{triple_buffer, TripleReader, TripleWriter};
 use crate::voice::NoteId;
 use crate::voices::{self, Engine, NotePattern};
 
 /// Sample rates the plugin accepts. Rosin is tested from 22.05 to 192 kHz.
 pub const MIN_SAMPLE_RATE_HZ: f32 = 8_000.0;
 pub const MAX_SAMPLE_RATE_HZ: f32 = 400_000.0;
+/// Gestures are read from their atomics at least this often (in samples), so a long host
+/// block still follows the pad; the engine ramps each value over 10 ms in between.
+const GESTURE_READ_SAMPLES: usize = 64;
 
 pub struct Rosin {
     params: Arc<RosinParams>,
     engine: Engine,
     mono: Vec<f32>,
+    gestures: Arc<GestureBus>,
+    view_writer: TripleWriter<ViewSnapshot>,
+    /// The editor's end of the view buffer (the GUI side only ever locks it).
+    view_reader: Arc<std::sync::Mutex<TripleReader<ViewSnapshot>>>,
+    samples_to_capture: usize,
+    editor_state: Arc<nice_plug_egui::EguiEditorState>,
+    repaint: nice_plug_egui::RepaintNotifier,
+    gui_context: Arc<std::sync::Mutex<Option<nice_plug::context::gui::GuiContext>>>,
+    /// Dropped last of all (fields drop in order), which stops and joins its thread.
+    sensel: SenselReader,
 }
 
 impl Default for Rosin {
     fn default() -> Self {
-        Self { params: Arc::new(RosinParams::default()), engine: Engine::new(44_100.0), mono: vec![0.0; 1024] }
+        let (view_writer, view_reader) = triple_buffer(ViewSnapshot::default());
+        let params = Arc::new(RosinParams::default());
+        let gestures = Arc::new(GestureBus::default());
+        let pad_params = params.clone();
+        let pad_settings = Arc::new(move || PadSettings {
+            layout: PadLayout::from_control(pad_params.pad_layout.value() as f64),
+            drum: pad_params.instrument.value() == 1,
+        });
+        let sensel = SenselReader::spawn(ReaderConfig::default(), gestures.clone(), pad_settings);
+        Self {
+            params,
+            engine: Engine::new(44_100.0),
+            mono: vec![0.0; 1024],
+            gestures,
+            view_writer,
+            view_reader: Arc::new(std::sync::Mutex::new(view_reader)),
+            samples_to_capture: 0,
+            editor_state: nice_plug_egui::EguiEditorState::from_size(nice_plug::editor::dpi::LogicalSize::new(editor::DEFAULT_SIZE.0, editor::DEFAULT_SIZE.1), 1.0),
+            repaint: nice_plug_egui::RepaintNotifier::new(),
+            gui_context: Arc::new(std::sync::Mutex::new(None)),
+            sensel,
+        }
     }
 }
 
@@ -49,13 +90,33 @@ impl Rosin {
     fn render(&mut self, start: usize, end: usize, buffer: &mut Buffer) {
         let mut position = start;
         while position < end {
-            let len = (end - position).min(self.mono.len());
+            let len = (end - position).min(self.mono.len()).min(GESTURE_READ_SAMPLES);
+            self.engine.set_gestures(&self.gestures.read());
             self.engine.render(&mut self.mono[..len]);
             for channel in buffer.as_slice().iter_mut() {
                 channel[position..position + len].copy_from_slice(&self.mono[..len]);
             }
             position += len;
+            self.capture_view(len);
         }
+    }
+
+    /// Hands the views a snapshot about [`VIEW_RATE_HZ`] times a second.
+    fn capture_view(&mut self, samples: usize) {
+        if self.samples_to_capture > samples {
+            self.samples_to_capture -= samples;
+            return;
+        }
+        self.samples_to_capture = (self.engine.sample_rate_hz() / VIEW_RATE_HZ) as usize;
+        let engine = &self.engine;
+        self.view_writer.publish(|view| snapshot::capture(engine, view));
+        self.repaint.request_repaint();
+    }
+
+    /// The gesture atomics the Sensel reader and the editor write (for tests and hosts
+    /// that drive gestures themselves).
+    pub fn gesture_bus(&self) -> Arc<GestureBus> {
+        self.gestures.clone()
     }
 }
 
@@ -75,11 +136,33 @@ impl Plugin for Rosin {
     const SAMPLE_ACCURATE_AUTOMATION: bool = true;
 
     type SysExMessage = ();
-    type BackgroundTask = ();
-    type Editor = ();
+    /// Parameter gestures from the pad or the mouse, run on the host's GUI thread.
+    type BackgroundTask = HostGesture;
+    type Editor = nice_plug_egui::EguiEditor<editor::RosinEditorApp>;
 
     fn params(&self) -> Arc<dyn Params> {
         self.params.clone()
+    }
+
+    fn task_executor(&mut self) -> TaskExecutor<Self> {
+        let (context, params) = (self.gui_context.clone(), self.params.clone());
+        Box::new(move |gesture| {
+            let context = context.lock().ok().and_then(|c| c.clone());
+            if let Some(context) = context {
+                editor::apply_host_gesture(&context, &params, gesture);
+            }
+        })
+    }
+
+    fn editor(&mut self, executor: AsyncExecutor<Self>) -> Option<Self::Editor> {
+        let links = EditorLinks {
+            params: self.params.clone(),
+            bus: self.gestures.clone(),
+            view: self.view_reader.clone(),
+            sensel: Some(self.sensel.control()),
+            gui_context: self.gui_context.clone(),
+        };
+        editor::create(links, self.editor_state.clone(), self.repaint.clone(), executor)
     }
 
     /// Sanitises a loaded state before it is applied: values are clamped into their ranges
@@ -136,6 +219,10 @@ impl Plugin for Rosin {
         }
         let timing = samples.saturating_sub(1) as u32;
         self.engine.drain_terminated(|note| {
+            // The pad's own voices are not the host's notes.
+            if note.channel >= PAD_CHANNEL {
+                return;
+            }
             // A full event queue only loses the report; the host re-learns on the next note.
             let _ = context.try_send_event(NoteEvent::VoiceTerminated {
                 timing,

@@ -2,6 +2,7 @@
 //! voice stealing (oldest first, with a declick), and the output gain. It is the one
 //! processor behind the plugin, the offline renderer and the tests.
 
+use crate::controller::gesture::{GestureFrame, LaneGesture, PadLayout, LANES, LANE_OPEN_KEYS, PAD_ATTACK_MS, PAD_CHANNEL, PAD_DRUM_KEY, PAD_RELEASE_MS};
 use crate::controls::Controls;
 use crate::drum_voice::DrumVoice;
 use crate::dsp::ramp::LinearRamp;
@@ -31,6 +32,10 @@ impl NotePattern {
     }
 
     pub fn matches(&self, voice: &NoteId) -> bool {
+        // Notes never reach the pad's own voices.
+        if voice.channel >= PAD_CHANNEL {
+            return false;
+        }
         // A host that names voices matches on the ID alone.
         if let (Some(a), Some(b)) = (self.voice_id, voice.voice_id) {
             return a == b;
@@ -54,7 +59,11 @@ pub struct Engine {
     voices: Vec<StringVoice>,
     drums: Vec<DrumVoice>,
     sample_rate_hz: f64,
+    /// The host's controls, before gestures override them.
     controls: Controls,
+    gestures: GestureFrame,
+    /// Whether each lane's bow was down at the last [`Engine::set_gestures`].
+    pad_down: [bool; LANES],
     next_age: u64,
     gain: LinearRamp,
     declick_value: f64,
@@ -83,6 +92,8 @@ impl Engine {
             },
             sample_rate_hz,
             controls,
+            gestures: [LaneGesture::default(); LANES],
+            pad_down: [false; LANES],
             next_age: 0,
             gain: LinearRamp::new(db_to_gain(controls.output_gain_db), LinearRamp::samples_for(CONTROL_RAMP_S, sample_rate_hz)),
             declick_value: 0.0,
@@ -106,12 +117,15 @@ impl Engine {
             drum.kill();
         }
         self.next_age = 0;
+        self.pad_down = [false; LANES];
+        self.gestures = [LaneGesture::default(); LANES];
         self.gain.snap(db_to_gain(self.controls.output_gain_db));
         self.declick_value = 0.0;
         self.declick_step = 0.0;
         self.terminated_count = 0;
     }
 
+    /// The host's controls (before gestures override them).
     pub fn controls(&self) -> &Controls {
         &self.controls
     }
@@ -119,12 +133,121 @@ impl Engine {
     /// New control values, applied from the next sample; each ramps in per sample.
     pub fn set_controls(&mut self, controls: &Controls) {
         self.controls = *controls;
-        self.gain.set_target(db_to_gain(controls.output_gain_db));
+        self.push_controls();
+    }
+
+    /// The gestures of a touch controller now. A lane whose bow goes down starts a pad
+    /// voice (its own string, or the drum), unless, with one lane, MIDI notes are held:
+    /// then the pad bows those. A lane that lifts releases its voice. While lane 0 is down
+    /// with one lane, its values override the host's bow controls for every voice.
+    pub fn set_gestures(&mut self, gestures: &GestureFrame) {
+        for (lane, gesture) in gestures.iter().enumerate() {
+            self.gestures[lane] = gesture.sanitized();
+        }
+        let lanes = self.active_lanes();
+        for lane in 0..LANES {
+            let down = lane < lanes && self.gestures[lane].bow_down;
+            if down && !self.pad_down[lane] {
+                self.start_pad_voice(lane);
+            } else if !down && self.pad_down[lane] {
+                self.release_pad_voice(lane);
+            }
+            self.pad_down[lane] = down;
+        }
+        self.push_controls();
+    }
+
+    pub fn gestures(&self) -> &GestureFrame {
+        &self.gestures
+    }
+
+    /// How many lanes the pad plays: one on the drum, else as the layout says.
+    fn active_lanes(&self) -> usize {
+        if self.controls.instrument >= 0.5 {
+            1
+        } else {
+            PadLayout::from_control(self.controls.pad_layout).lanes()
+        }
+    }
+
+    /// The controls every MIDI voice plays with: the host's, with lane 0's gesture in place
+    /// of the bow controls while its bow is down and it is the only lane.
+    pub fn effective_controls(&self) -> Controls {
+        let mut c = self.controls;
+        let g = &self.gestures[0];
+        if self.active_lanes() == 1 && g.bow_down {
+            c.bow_force_n = g.bow_force_n;
+            c.bow_velocity_mps = g.bow_velocity_mps;
+            c.bow_position = g.bow_position;
+            if let Some(finger) = g.finger_position {
+                c.finger_position = finger;
+            }
+            c.drum_bow_x = g.drum_bow_x;
+            c.drum_bow_y = g.drum_bow_y;
+        }
+        c
+    }
+
+    /// The controls of lane `lane`'s own voice: its gesture's bow, a short attack and
+    /// release (the finger is the bow), and, with four lanes, an open string unless a
+    /// second finger stops it.
+    fn pad_controls(&self, lane: usize) -> Controls {
+        let mut c = self.effective_controls();
+        let g = &self.gestures[lane];
+        c.bow_force_n = g.bow_force_n;
+        c.bow_velocity_mps = g.bow_velocity_mps;
+        c.bow_position = g.bow_position;
+        if self.active_lanes() > 1 {
+            c.finger_position = g.finger_position.unwrap_or(0.0);
+        }
+        c.bow_attack_ms = PAD_ATTACK_MS;
+        c.bow_release_ms = PAD_RELEASE_MS;
+        c
+    }
+
+    fn push_controls(&mut self) {
+        self.gain.set_target(db_to_gain(self.controls.output_gain_db));
+        let midi = self.effective_controls();
+        let pad: [Controls; LANES] = std::array::from_fn(|lane| self.pad_controls(lane));
+        let controls_for = |note: &NoteId| match note.channel.checked_sub(PAD_CHANNEL) {
+            Some(lane) => &pad[(lane as usize).min(LANES - 1)],
+            None => &midi,
+        };
         for voice in self.voices.iter_mut().filter(|v| !v.is_free()) {
-            voice.set_controls(controls);
+            voice.set_controls(controls_for(&voice.note));
         }
         for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
-            drum.set_controls(controls);
+            drum.set_controls(controls_for(&drum.note));
+        }
+    }
+
+    fn pad_note(&self, lane: usize) -> NoteId {
+        let key = if self.controls.instrument >= 0.5 { PAD_DRUM_KEY } else { LANE_OPEN_KEYS[lane] };
+        NoteId { channel: PAD_CHANNEL + lane as u8, note: key, voice_id: None }
+    }
+
+    fn start_pad_voice(&mut self, lane: usize) {
+        let drum = self.controls.instrument >= 0.5;
+        let midi_held = if drum {
+            self.drums.iter().any(|v| v.is_held() && v.note.channel < PAD_CHANNEL)
+        } else {
+            self.voices.iter().any(|v| v.is_held() && v.note.channel < PAD_CHANNEL)
+        };
+        if self.active_lanes() == 1 && midi_held {
+            return;
+        }
+        let note = self.pad_note(lane);
+        let controls = self.pad_controls(lane);
+        self.start_voice(drum, note, 1.0, &controls);
+    }
+
+    fn release_pad_voice(&mut self, lane: usize) {
+        let channel = PAD_CHANNEL + lane as u8;
+        for voice in self.voices.iter_mut().filter(|v| v.is_held() && v.note.channel == channel) {
+            voice.release();
+        }
+        for drum in self.drums.iter_mut().filter(|v| v.is_held() && v.note.channel == channel) {
+            drum.release();
         }
     }
 
@@ -163,46 +286,42 @@ impl Engine {
     }
 
     fn note_on(&mut self, note: NoteId, velocity: f64) {
-        if self.controls.instrument >= 0.5 {
-            self.drum_note_on(note, velocity);
-            return;
-        }
-        // A repeated note re-bows on a fresh string; the old one is released to ring.
-        for voice in self.voices.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
-            voice.release();
-        }
-        let index = match self.voices.iter().position(|v| v.is_free()) {
-            Some(i) => i,
-            None => {
-                // Steal the quietest-to-lose: the oldest note.
-                let oldest = (0..self.voices.len()).min_by_key(|&i| self.voices[i].age).unwrap_or(0);
-                self.steal(oldest);
-                oldest
-            }
-        };
-        let age = self.next_age;
-        self.next_age += 1;
-        let controls = self.controls;
-        self.voices[index].start(note, velocity, age, &controls);
+        let controls = self.effective_controls();
+        self.start_voice(controls.instrument >= 0.5, note, velocity, &controls);
     }
 
-    /// The instrument control chooses the drum: the same rules as strings, on the drum pool.
-    fn drum_note_on(&mut self, note: NoteId, velocity: f64) {
-        for drum in self.drums.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
-            drum.release();
-        }
-        let index = match self.drums.iter().position(|v| v.is_free()) {
-            Some(i) => i,
-            None => {
-                let oldest = (0..self.drums.len()).min_by_key(|&i| self.drums[i].age).unwrap_or(0);
-                self.steal_drum(oldest);
-                oldest
-            }
-        };
+    /// Starts a voice on the string or drum pool: a repeated note re-bows a fresh voice and
+    /// releases the old one to ring; with no voice free, the oldest is stolen.
+    fn start_voice(&mut self, drum: bool, note: NoteId, velocity: f64, controls: &Controls) {
         let age = self.next_age;
         self.next_age += 1;
-        let controls = self.controls;
-        self.drums[index].start(note, velocity, age, &controls);
+        if drum {
+            for v in self.drums.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
+                v.release();
+            }
+            let index = match self.drums.iter().position(|v| v.is_free()) {
+                Some(i) => i,
+                None => {
+                    let oldest = (0..self.drums.len()).min_by_key(|&i| self.drums[i].age).unwrap_or(0);
+                    self.steal_drum(oldest);
+                    oldest
+                }
+            };
+            self.drums[index].start(note, velocity, age, controls);
+        } else {
+            for v in self.voices.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
+                v.release();
+            }
+            let index = match self.voices.iter().position(|v| v.is_free()) {
+                Some(i) => i,
+                None => {
+                    let oldest = (0..self.voices.len()).min_by_key(|&i| self.voices[i].age).unwrap_or(0);
+                    self.steal(oldest);
+                    oldest
+                }
+            };
+            self.voices[index].start(note, velocity, age, controls);
+        }
     }
 
     fn steal_drum(&mut self, index: usize) {

@@ -1,19 +1,23 @@
-//! `rosin-render`: renders a standard MIDI file, or the built-in demo phrase, through
-//! Rosin's engine to a WAV file.
+//! `rosin-render`: renders a standard MIDI file, a recorded gesture performance, or the
+//! built-in demo phrase, through Rosin's engine to a WAV file.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use rosin::controller::gesture_file::GestureRecording;
 use rosin::controls::{self, Controls};
 use rosin::render::{self, demo, midi_file, Timeline};
 use rosin::voices::Engine;
 
 const USAGE: &str = "usage: rosin-render [MIDI_FILE] [options]
 
-Renders MIDI_FILE (or, with none, the built-in demo phrase) to a stereo WAV file.
+Renders MIDI_FILE and/or a gesture file (or, with neither, the built-in demo phrase) to a
+stereo WAV file.
 
 options:
-  -o, --output FILE        output WAV file (default: rosin-demo.wav, or MIDI_FILE.wav)
+  -g, --gestures FILE      replay a performance recorded in the editor (a .rgest file)
+  -o, --output FILE        output WAV file (default: rosin-demo.wav, or MIDI_FILE.wav,
+                           or FILE.wav for a gesture file alone)
   -r, --sample-rate HZ     sample rate, 22050 to 192000 (default: 48000)
   -b, --block-size N       host block size to simulate (default: 512)
       --tail SECONDS       render this long after the last event (default: 3)
@@ -23,6 +27,7 @@ options:
 
 struct Options {
     input: Option<PathBuf>,
+    gestures: Option<PathBuf>,
     output: Option<PathBuf>,
     sample_rate_hz: f64,
     block_size: usize,
@@ -31,7 +36,7 @@ struct Options {
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
-    let mut options = Options { input: None, output: None, sample_rate_hz: 48_000.0, block_size: 512, tail_s: 3.0, controls: Controls::default() };
+    let mut options = Options { input: None, gestures: None, output: None, sample_rate_hz: 48_000.0, block_size: 512, tail_s: 3.0, controls: Controls::default() };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
@@ -46,6 +51,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                 return Ok(None);
             }
             "-o" | "--output" => options.output = Some(PathBuf::from(value(&arg)?)),
+            "-g" | "--gestures" => options.gestures = Some(PathBuf::from(value(&arg)?)),
             "-r" | "--sample-rate" => {
                 let v = value(&arg)?;
                 options.sample_rate_hz = v.parse().map_err(|_| format!("sample rate '{v}' is not a number"))?;
@@ -81,19 +87,25 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
 
 fn run(options: Options) -> Result<(), String> {
     let rate = options.sample_rate_hz;
-    let (timeline, end): (Timeline, u64) = match &options.input {
-        Some(path) => {
+    let (mut timeline, mut end): (Timeline, u64) = match (&options.input, &options.gestures) {
+        (Some(path), _) => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let timeline = midi_file::parse(&bytes, rate).map_err(|e| format!("{}: {e}", path.display()))?;
             let end = timeline.end();
             (timeline, end)
         }
-        None => demo::phrase(rate),
+        (None, Some(_)) => (Timeline::default(), 0),
+        (None, None) => demo::phrase(rate),
     };
+    if let Some(path) = &options.gestures {
+        let recording = GestureRecording::load(path)?;
+        timeline.add_gestures(&recording, rate);
+        end = end.max(timeline.end());
+    }
     let length = end + (options.tail_s * rate) as u64;
-    let output = options.output.clone().unwrap_or_else(|| match &options.input {
-        Some(path) => path.with_extension("wav"),
-        None => PathBuf::from("rosin-demo.wav"),
+    let output = options.output.clone().unwrap_or_else(|| match (&options.input, &options.gestures) {
+        (Some(path), _) | (None, Some(path)) => path.with_extension("wav"),
+        (None, None) => PathBuf::from("rosin-demo.wav"),
     });
     let mut engine = Engine::new(rate);
     let mut controls = options.controls;

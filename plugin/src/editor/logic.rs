@@ -1,0 +1,233 @@
+//! The editor's pure logic, free of egui so it can be tested: how the mouse becomes pad
+//! touches (it goes through the same [`PadMapper`](crate::controller::mapper::PadMapper)
+//! as the Sensel), which host parameter gestures a lane's gesture makes, the control
+//! groups, and how values and notes are written.
+//!
+//! The mouse as a bow:
+//! - String view, left drag: the bow sits where the pointer is along the drawn string (its
+//!   distance from the bridge, within the Bow Position range), and the pointer's vertical
+//!   speed is the bow velocity (down is a down-bow; 200 px/s is 0.1 m/s).
+//! - Force: the mouse has no pressure, so the scroll wheel sets it, as a pressure held
+//!   between strokes (shown in the views as the bow's opacity): 500 g (5 N on a string) to
+//!   start, 25 g a notch, 0 to 1000 g.
+//! - String view, right press or drag: places the stopping finger at the pointer; it stays
+//!   down until a right click at the nut's end (the leftmost 3 %) lifts it.
+//! - Membrane view, left drag: bows the membrane at the pointer with the wheel's pressure.
+
+use crate::controller::gesture::{LaneGesture, PadLayout};
+use crate::controller::mapper::{Touch, STRING_FORCE_N_PER_G};
+use crate::controls::{self, ControlSpec, Taper, BOW_POSITION, FINGER_POSITION};
+use crate::physics::tuning::midi_key_to_hz;
+
+/// The virtual pad the mouse plays, with the Morph's size.
+pub const MOUSE_PAD_WIDTH_MM: f64 = 230.0;
+pub const MOUSE_PAD_HEIGHT_MM: f64 = 130.0;
+/// Vertical pointer travel to finger travel: 200 px/s is a 0.1 m/s bow.
+pub const MOUSE_MM_PER_PX: f64 = 0.5;
+pub const MOUSE_DEFAULT_PRESSURE_G: f64 = 500.0;
+pub const MOUSE_PRESSURE_STEP_G: f64 = 25.0;
+pub const MOUSE_MAX_PRESSURE_G: f64 = 1000.0;
+/// A right click closer to the nut than this (fraction of the length) lifts the finger.
+pub const FINGER_LIFT_ZONE: f64 = 0.03;
+
+/// Touch IDs the mouse uses on its virtual pad.
+const BOW_TOUCH: u8 = 0;
+const STOP_TOUCH: u8 = 1;
+
+/// What the mouse is doing in a view, in view terms.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MouseState {
+    /// The left button is bowing: the lane, the place along it (0 nut .. 1 bridge) and the
+    /// pointer's y in pixels.
+    pub bowing: Option<(usize, f64, f64)>,
+    /// The stopping finger per lane, as a fraction of the length from the nut.
+    pub fingers: [Option<f64>; 4],
+    pub pressure_g: f64,
+}
+
+impl MouseState {
+    pub fn new() -> Self {
+        Self { pressure_g: MOUSE_DEFAULT_PRESSURE_G, ..Self::default() }
+    }
+
+    /// One wheel notch (positive: up, more pressure).
+    pub fn scroll(&mut self, notches: f64) {
+        self.pressure_g = (self.pressure_g + notches * MOUSE_PRESSURE_STEP_G).clamp(0.0, MOUSE_MAX_PRESSURE_G);
+    }
+
+    /// A right press or drag at `along` (0 nut .. 1 bridge) on `lane`.
+    pub fn place_finger(&mut self, lane: usize, along: f64) {
+        if let Some(slot) = self.fingers.get_mut(lane) {
+            *slot = if along < FINGER_LIFT_ZONE { None } else { Some(along.clamp(0.0, FINGER_POSITION.max)) };
+        }
+    }
+}
+
+/// The pad column of `lane` (one column with one lane).
+fn column_mm(lane: usize, across: f64, layout: PadLayout) -> f64 {
+    let lanes = layout.lanes() as f64;
+    let lane = (lane as f64).min(lanes - 1.0);
+    (lane + across.clamp(0.0, 1.0) * 0.999) * MOUSE_PAD_WIDTH_MM / lanes
+}
+
+/// The string view's mouse as touches on the virtual pad, placed so that the mapper puts
+/// the bow (and the finger) exactly where the pointer is on the drawn string.
+pub fn string_touches(mouse: &MouseState, layout: PadLayout) -> Vec<Touch> {
+    let mut touches = Vec::with_capacity(2);
+    let Some((lane, along, y_px)) = mouse.bowing else { return touches };
+    let from_bridge = BOW_POSITION.clamp(1.0 - along);
+    let across = (from_bridge - BOW_POSITION.min) / (BOW_POSITION.max - BOW_POSITION.min);
+    touches.push(Touch { id: BOW_TOUCH, x_mm: column_mm(lane, across, layout), y_mm: y_px * MOUSE_MM_PER_PX, force_g: mouse.pressure_g, ended: false });
+    if let Some(finger) = mouse.fingers.get(lane).copied().flatten() {
+        let across = finger / FINGER_POSITION.max;
+        touches.push(Touch { id: STOP_TOUCH, x_mm: column_mm(lane, across, layout), y_mm: 0.0, force_g: mouse.pressure_g, ended: false });
+    }
+    touches
+}
+
+/// The membrane view's mouse as a touch: `x`, `y` are fractions of the membrane's square.
+pub fn membrane_touch(x: f64, y: f64, pressure_g: f64) -> Touch {
+    Touch { id: BOW_TOUCH, x_mm: x.clamp(0.0, 1.0) * MOUSE_PAD_WIDTH_MM, y_mm: y.clamp(0.0, 1.0) * MOUSE_PAD_HEIGHT_MM, force_g: pressure_g, ended: false }
+}
+
+/// The bow force a pressure gives on a string, for the views' read-outs.
+pub fn string_force_n(pressure_g: f64) -> f64 {
+    pressure_g * STRING_FORCE_N_PER_G
+}
+
+/// A parameter gesture to report to the host.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HostGesture {
+    Begin(&'static str),
+    Set(&'static str, f64),
+    End(&'static str),
+}
+
+/// Turns lane 0's gestures into parameter gestures for the host, so a performance is
+/// recorded as automation: begin when a finger lands, a value at every change, end when
+/// it lifts. Only with one lane (the four-string layout has no single parameter to write).
+#[derive(Clone, Debug, Default)]
+pub struct HostGestureTracker {
+    /// Parameters with an open gesture, and the value last sent.
+    open: Vec<(&'static str, f64)>,
+}
+
+impl HostGestureTracker {
+    /// The gestures to send for lane 0's gesture now: values only when they changed.
+    pub fn update(&mut self, gesture: &LaneGesture, one_lane: bool, drum: bool) -> Vec<HostGesture> {
+        let mut wanted: Vec<(&'static str, f64)> = Vec::new();
+        if one_lane && gesture.bow_down {
+            wanted.push((controls::BOW_FORCE.id, gesture.bow_force_n));
+            wanted.push((controls::BOW_VELOCITY.id, gesture.bow_velocity_mps));
+            if drum {
+                wanted.push((controls::DRUM_BOW_X.id, gesture.drum_bow_x));
+                wanted.push((controls::DRUM_BOW_Y.id, gesture.drum_bow_y));
+            } else {
+                wanted.push((controls::BOW_POSITION.id, gesture.bow_position));
+                if let Some(finger) = gesture.finger_position {
+                    wanted.push((controls::FINGER_POSITION.id, finger));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        self.open.retain(|(id, _)| {
+            let keep = wanted.iter().any(|(w, _)| w == id);
+            if !keep {
+                out.push(HostGesture::End(id));
+            }
+            keep
+        });
+        for (id, value) in wanted {
+            match self.open.iter_mut().find(|(open, _)| *open == id) {
+                Some((_, last)) if *last == value => {}
+                Some((_, last)) => {
+                    *last = value;
+                    out.push(HostGesture::Set(id, value));
+                }
+                None => {
+                    self.open.push((id, value));
+                    out.push(HostGesture::Begin(id));
+                    out.push(HostGesture::Set(id, value));
+                }
+            }
+        }
+        out
+    }
+
+    /// Ends every open gesture (the editor closes).
+    pub fn end_all(&mut self) -> Vec<HostGesture> {
+        self.open.drain(..).map(|(id, _)| HostGesture::End(id)).collect()
+    }
+}
+
+/// The editor's control groups, in order: every control in exactly one.
+pub const CONTROL_GROUPS: &[(&str, &[&str])] = &[
+    ("Instrument", &["instrument", "pad_layout", "output_gain"]),
+    ("Bow", &["bow_force", "bow_velocity", "bow_position", "bow_attack", "bow_release", "noise"]),
+    ("String", &["finger_position", "string_stiffness", "damping", "intonation"]),
+    ("Friction", &["bristle_stiffness", "static_friction", "dynamic_friction", "stribeck_velocity"]),
+    ("Drum (0..10, as in onofrei2021)", &["drum_quality", "drum_tuning", "drum_damping", "drum_noise", "drum_variation", "drum_rate", "drum_gain", "drum_bow_x", "drum_bow_y"]),
+];
+
+/// A control's value with its unit, as the editor's read-outs show it.
+pub fn format_value(spec: &ControlSpec, value: f64) -> String {
+    match spec.taper {
+        Taper::Choice(names) => names.get(value.round().max(0.0) as usize).copied().unwrap_or("?").to_string(),
+        Taper::Log if spec.max / spec.min.max(1e-30) > 1e3 => format!("{value:.2e}{}", spec.unit),
+        _ => {
+            let span = spec.max - spec.min;
+            let digits = if span >= 100.0 { 0 } else if span >= 10.0 { 1 } else if span >= 1.0 { 2 } else { 3 };
+            format!("{value:.digits$}{}", spec.unit)
+        }
+    }
+}
+
+/// `60` is "C4".
+pub fn note_name(key: u8) -> String {
+    const NAMES: [&str; 12] = ["C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"];
+    format!("{}{}", NAMES[key as usize % 12], key as i32 / 12 - 1)
+}
+
+/// A string row's label: note, frequency, and who plays it.
+pub fn string_label(key: u8, pad_lane: Option<u8>) -> String {
+    let who = match pad_lane {
+        Some(lane) => format!("pad lane {}", lane + 1),
+        None => "MIDI".to_string(),
+    };
+    format!("{} {:.1} Hz, {who}", note_name(key), midi_key_to_hz(key as f64))
+}
+
+/// The semitone frets as fractions of the length from the nut, up to the octave.
+pub fn fret_positions() -> [f64; 12] {
+    std::array::from_fn(|k| 1.0 - 2f64.powf(-((k + 1) as f64) / 12.0))
+}
+
+/// The bow's opacity for a force: faint when light, solid at `full_force_n`.
+pub fn bow_opacity(force_n: f64, full_force_n: f64) -> f32 {
+    (0.15 + 0.85 * (force_n / full_force_n).clamp(0.0, 1.0)) as f32
+}
+
+/// A membrane displacement as a grey level (mid-grey at rest), scaled to `peak_m`.
+pub fn grey_level(displacement_m: f32, peak_m: f32) -> u8 {
+    if !displacement_m.is_finite() {
+        return 0;
+    }
+    let v = 0.5 + 0.5 * (displacement_m / peak_m.max(1e-12)).clamp(-1.0, 1.0);
+    (40.0 + 200.0 * v).round() as u8
+}
+
+/// How many frames per second the views drew, from the times of recent frames.
+pub fn frames_per_second(frame_times_s: &[f64]) -> Option<f64> {
+    let (first, last) = (frame_times_s.first()?, frame_times_s.last()?);
+    (frame_times_s.len() > 1 && last > first).then(|| (frame_times_s.len() - 1) as f64 / (last - first))
+}
+
+/// Where a new gesture recording is saved: `$ROSIN_GESTURE_DIR`, else
+/// `~/Rosin/Gestures`, named by the time it was made.
+pub fn recording_path(unix_time_s: u64) -> std::path::PathBuf {
+    let dir = std::env::var_os("ROSIN_GESTURE_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(std::path::PathBuf::from).unwrap_or_default();
+        home.join("Rosin").join("Gestures")
+    });
+    dir.join(format!("rosin-{unix_time_s}.rgest"))
+}

@@ -1,0 +1,287 @@
+//! The editor (nice-plug-egui): the string and membrane views, every control in groups,
+//! the Sensel's state, gesture recording, and the mouse as a bow.
+//!
+//! - [`logic`]: the pure parts (mouse to touches, host gestures, groups, formatting).
+//! - [`string_view`], [`membrane_view`]: the two views.
+//! - [`controls_panel`]: the grouped sliders.
+//!
+//! The views read [`ViewSnapshot`]s from the audio thread through a triple buffer and
+//! redraw at the window's frame rate. The mouse writes gestures into the same
+//! [`GestureBus`] as the Sensel, through the same mapper. Lane 0's gestures (from either)
+//! are reported to the host as parameter gestures through the plugin's GUI-thread task
+//! executor, so that VST3 hosts get them on their GUI thread.
+
+pub mod controls_panel;
+pub mod logic;
+pub mod membrane_view;
+pub mod string_view;
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nice_plug::prelude::*;
+use nice_plug::context::gui::GuiContext;
+use nice_plug_egui::{create_egui_editor, EguiEditor, EguiEditorState, EguiNiceSettings, NiceEguiApp, RepaintNotifier};
+
+use crate::controller::bus::{GestureBus, GestureSource};
+use crate::controller::gesture::PadLayout;
+use crate::controller::mapper::PadMapper;
+use crate::controller::sensel::{SenselControl, SenselState};
+use crate::controls;
+use crate::params::{ParamRef, RosinParams};
+use crate::plugin::Rosin;
+use crate::view::snapshot::{ViewSnapshot, VIEW_STRINGS};
+use crate::view::triple_buffer::TripleReader;
+use logic::{membrane_touch, string_touches, HostGesture, HostGestureTracker, MouseState, MOUSE_PAD_HEIGHT_MM, MOUSE_PAD_WIDTH_MM};
+use membrane_view::{MembraneImage, MembraneMouse};
+
+/// The editor's size when it first opens, in logical pixels.
+pub const DEFAULT_SIZE: (f32, f32) = (1040.0, 660.0);
+pub const MIN_SIZE: (f32, f32) = (760.0, 480.0);
+
+/// Which view is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    String,
+    Membrane,
+}
+
+/// What the plugin shares with its editor.
+#[derive(Clone)]
+pub struct EditorLinks {
+    pub params: Arc<RosinParams>,
+    pub bus: Arc<GestureBus>,
+    pub view: Arc<Mutex<TripleReader<ViewSnapshot>>>,
+    pub sensel: Option<SenselControl>,
+    /// The open editor's GUI context, for the host-gesture task executor.
+    pub gui_context: Arc<Mutex<Option<GuiContext>>>,
+}
+
+/// Sends one host gesture through `context` (on the GUI thread).
+pub fn apply_host_gesture(context: &GuiContext, params: &RosinParams, gesture: HostGesture) {
+    let setter = context.param_setter();
+    let id = match gesture {
+        HostGesture::Begin(id) | HostGesture::Set(id, _) | HostGesture::End(id) => id,
+    };
+    match (params.param_ref(id), gesture) {
+        (Some(ParamRef::Float(p)), HostGesture::Begin(_)) => setter.begin_set_parameter(p),
+        (Some(ParamRef::Float(p)), HostGesture::Set(_, v)) => setter.set_parameter(p, v as f32),
+        (Some(ParamRef::Float(p)), HostGesture::End(_)) => setter.end_set_parameter(p),
+        (Some(ParamRef::Int(p)), HostGesture::Begin(_)) => setter.begin_set_parameter(p),
+        (Some(ParamRef::Int(p)), HostGesture::Set(_, v)) => setter.set_parameter(p, v.round() as i32),
+        (Some(ParamRef::Int(p)), HostGesture::End(_)) => setter.end_set_parameter(p),
+        (None, _) => {}
+    }
+}
+
+pub fn create(links: EditorLinks, state: Arc<EguiEditorState>, repaint: RepaintNotifier, executor: AsyncExecutor<Rosin>) -> Option<EguiEditor<RosinEditorApp>> {
+    let settings = EguiNiceSettings::new()
+        .with_tile("Rosin")
+        .with_resize_hint(ResizeHint::resizable().with_min_logical_size(nice_plug::editor::dpi::LogicalSize::new(MIN_SIZE.0, MIN_SIZE.1)));
+    create_egui_editor(state, repaint, settings, RosinEditorApp::new(links, executor))
+}
+
+pub struct RosinEditorApp {
+    links: EditorLinks,
+    executor: AsyncExecutor<Rosin>,
+    gui: Option<GuiContext>,
+    tab: Option<Tab>,
+    snapshot: ViewSnapshot,
+    mouse: MouseState,
+    mouse_mapper: PadMapper,
+    membrane_mouse: Option<(f64, f64)>,
+    tracker: HostGestureTracker,
+    string_peaks: [f32; VIEW_STRINGS],
+    membrane: MembraneImage,
+    frame_times_s: VecDeque<f64>,
+    message: String,
+}
+
+impl RosinEditorApp {
+    fn new(links: EditorLinks, executor: AsyncExecutor<Rosin>) -> Self {
+        // The screenshot script opens a chosen view first.
+        let tab = match std::env::var("ROSIN_EDITOR_VIEW").as_deref() {
+            Ok("membrane") => Some(Tab::Membrane),
+            Ok("string") => Some(Tab::String),
+            _ => None,
+        };
+        Self {
+            links,
+            executor,
+            gui: None,
+            tab,
+            snapshot: ViewSnapshot::default(),
+            mouse: MouseState::new(),
+            mouse_mapper: PadMapper::new(MOUSE_PAD_WIDTH_MM, MOUSE_PAD_HEIGHT_MM),
+            membrane_mouse: None,
+            tracker: HostGestureTracker::default(),
+            string_peaks: [1e-7; VIEW_STRINGS],
+            membrane: MembraneImage::default(),
+            frame_times_s: VecDeque::with_capacity(64),
+            message: String::new(),
+        }
+    }
+
+    fn drum(&self) -> bool {
+        self.links.params.instrument.value() == 1
+    }
+
+    fn layout(&self) -> PadLayout {
+        PadLayout::from_control(self.links.params.pad_layout.value() as f64)
+    }
+
+    fn top_bar(&mut self, ui: &mut egui::Ui, tab: &mut Tab) {
+        ui.horizontal(|ui| {
+            ui.heading("Rosin");
+            ui.separator();
+            ui.selectable_value(tab, Tab::String, "String");
+            ui.selectable_value(tab, Tab::Membrane, "Membrane");
+            ui.separator();
+            match &self.links.sensel {
+                Some(sensel) => {
+                    let state = sensel.state();
+                    ui.label(format!("{state} [this is Rosin #{}]", sensel.instance()));
+                    if matches!(state, SenselState::InUseElsewhere { .. }) && ui.button("Take over").clicked() {
+                        sensel.take_over();
+                    }
+                }
+                None => {
+                    ui.label("No Sensel reader");
+                }
+            }
+            ui.separator();
+            let recording = self.links.bus.is_recording();
+            if ui.selectable_label(recording, if recording { "Stop recording" } else { "Record gestures" }).clicked() {
+                self.toggle_recording();
+            }
+            ui.separator();
+            ui.label(format!("Mouse pressure {:.0} g (wheel)", self.mouse.pressure_g));
+            if let Some(fps) = logic::frames_per_second(self.frame_times_s.make_contiguous()) {
+                ui.label(format!("{fps:.0} fps"));
+            }
+        });
+        if !self.message.is_empty() {
+            ui.label(&self.message);
+        }
+    }
+
+    fn toggle_recording(&mut self) {
+        let bus = &self.links.bus;
+        if bus.is_recording() {
+            let Some(recording) = bus.stop_recording() else { return };
+            let unix_s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            let path = logic::recording_path(unix_s);
+            self.message = match recording.save(&path) {
+                Ok(()) => format!("Saved {:.1} s of gestures to {} (play it with rosin-render --gestures)", recording.duration_s(), path.display()),
+                Err(e) => format!("Could not save the gestures: {e}"),
+            };
+        } else {
+            let controls = self.links.params.controls();
+            let values: Vec<(&'static str, f64)> = controls::ALL.iter().map(|s| (s.id, controls.get(s.id).unwrap_or(s.default))).collect();
+            bus.start_recording(&values);
+            self.message = "Recording every gesture (pad and mouse)...".into();
+        }
+    }
+
+    /// The mouse's touches through the mouse's own mapper into the bus.
+    fn play_mouse(&mut self, time_s: f64, tab: Tab) {
+        let drum = self.drum();
+        let touches = match tab {
+            Tab::String if !drum => string_touches(&self.mouse, self.layout()),
+            Tab::Membrane if drum => self.membrane_mouse.map(|(x, y)| vec![membrane_touch(x, y, self.mouse.pressure_g)]).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        for (lane, gesture) in self.mouse_mapper.update(&touches, time_s, self.layout(), drum) {
+            self.links.bus.write(lane, &gesture, GestureSource::Mouse);
+        }
+    }
+
+    fn report_host_gestures(&mut self) {
+        let gesture = self.links.bus.lane(0);
+        let drum = self.drum();
+        let one_lane = drum || self.layout() == PadLayout::OneString;
+        for task in self.tracker.update(&gesture, one_lane, drum) {
+            self.executor.execute_gui(task);
+        }
+    }
+}
+
+impl NiceEguiApp for RosinEditorApp {
+    fn build(&mut self, _ctx: egui::Context, gui: GuiContext, _frame: &mut nice_plug_egui::Frame) -> Result<(), nice_plug_egui::baseview::HandlerError> {
+        if let Ok(mut slot) = self.links.gui_context.lock() {
+            *slot = Some(gui.clone());
+        }
+        self.gui = Some(gui);
+        Ok(())
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut nice_plug_egui::Frame) {
+        let Some(gui) = self.gui.clone() else { return };
+        let time_s = ui.input(|i| i.time);
+        if self.frame_times_s.len() == 60 {
+            self.frame_times_s.pop_front();
+        }
+        self.frame_times_s.push_back(time_s);
+        if let Ok(mut reader) = self.links.view.lock() {
+            self.snapshot.clone_from(reader.read());
+        }
+        let mut tab = self.tab.unwrap_or(if self.drum() { Tab::Membrane } else { Tab::String });
+        let params = self.links.params.clone();
+        let setter = gui.param_setter();
+
+        egui::Panel::top("top").show(ui, |ui| self.top_bar(ui, &mut tab));
+        egui::Panel::left("controls").resizable(true).show(ui, |ui| {
+            ui.set_min_width(300.0);
+            controls_panel::show(ui, &params, &setter);
+        });
+        egui::CentralPanel::default().show(ui, |ui| match tab {
+            Tab::String => {
+                if self.drum() {
+                    ui.label("Instrument is the friction drum: set it to String to bow a string with the mouse.");
+                }
+                string_view::show(ui, &self.snapshot, self.layout(), &mut self.mouse, &mut self.string_peaks);
+            }
+            Tab::Membrane => {
+                if !self.drum() {
+                    ui.label("Instrument is the string: set it to Friction Drum to bow the membrane with the mouse.");
+                }
+                let label = if self.snapshot.membrane.sounding { format!("{} drum", logic::note_name(self.snapshot.membrane.key)) } else { "drag to bow".into() };
+                match membrane_view::show(ui, &self.snapshot.membrane, &mut self.membrane, &label) {
+                    MembraneMouse::Bow(x, y) => self.membrane_mouse = Some((x, y)),
+                    MembraneMouse::Lift => self.membrane_mouse = None,
+                    MembraneMouse::None => {
+                        if !ui.input(|i| i.pointer.primary_down()) {
+                            self.membrane_mouse = None;
+                        }
+                    }
+                }
+                if ui.ui_contains_pointer() {
+                    let scroll = ui.input(|i| i.smooth_scroll_delta.y) as f64;
+                    if scroll != 0.0 {
+                        self.mouse.scroll(scroll / 50.0);
+                    }
+                }
+            }
+        });
+        self.tab = Some(tab);
+        self.play_mouse(time_s, tab);
+        self.report_host_gestures();
+        ui.ctx().request_repaint_after(Duration::from_millis(16));
+    }
+
+    fn editor_closed(&mut self) {
+        // Nothing stays bowed by a closed window, and every host gesture is ended.
+        for (lane, gesture) in self.mouse_mapper.lift_all() {
+            self.links.bus.write(lane, &gesture, GestureSource::Mouse);
+        }
+        self.mouse.bowing = None;
+        self.membrane_mouse = None;
+        for task in self.tracker.end_all() {
+            self.executor.execute_gui(task);
+        }
+        self.membrane.forget_texture();
+        // The shared context stays: the gesture ends above may run after this returns.
+        self.gui = None;
+    }
+}

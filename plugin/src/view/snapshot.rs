@@ -1,0 +1,168 @@
+//! What the editor draws, captured from the engine on the audio thread: each sounding
+//! string's displacement with its bow and finger, the newest drum's membrane and tube.
+//! Fixed-size arrays only, so capturing never allocates.
+
+use crate::controller::gesture::PAD_CHANNEL;
+use crate::drum_voice::DrumVoice;
+use crate::voice::StringVoice;
+use crate::voices::{Engine, MAX_VOICES};
+
+/// Points along each drawn string.
+pub const VIEW_STRING_POINTS: usize = 192;
+/// The most strings drawn at once.
+pub const VIEW_STRINGS: usize = 8;
+/// Cells across the drawn membrane (the grid is resampled to this).
+pub const VIEW_MEMBRANE_CELLS: usize = 64;
+/// Points along the drawn tube.
+pub const VIEW_TUBE_POINTS: usize = 48;
+/// How often the audio thread captures a snapshot.
+pub const VIEW_RATE_HZ: f64 = 60.0;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StringView {
+    pub sounding: bool,
+    pub key: u8,
+    /// The pad lane playing it, for pad voices.
+    pub pad_lane: Option<u8>,
+    pub bowing: bool,
+    /// Displacement along the string from the nut (index 0) to the bridge.
+    pub displacement_m: [f32; VIEW_STRING_POINTS],
+    /// The bow's place as a fraction of the length from the nut.
+    pub bow_from_nut: f32,
+    pub bow_force_n: f32,
+    pub bow_velocity_mps: f32,
+    /// The stopping finger as a fraction of the length from the nut, if any.
+    pub finger_from_nut: Option<f32>,
+}
+
+impl Default for StringView {
+    fn default() -> Self {
+        Self { sounding: false, key: 0, pad_lane: None, bowing: false, displacement_m: [0.0; VIEW_STRING_POINTS], bow_from_nut: 0.82, bow_force_n: 0.0, bow_velocity_mps: 0.0, finger_from_nut: None }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MembraneView {
+    pub sounding: bool,
+    pub key: u8,
+    /// Row-major, `VIEW_MEMBRANE_CELLS` square; NaN outside the circular mask.
+    pub displacement_m: [f32; VIEW_MEMBRANE_CELLS * VIEW_MEMBRANE_CELLS],
+    /// The bow's place as fractions of the side, from the left and the top.
+    pub bow_x: f32,
+    pub bow_y: f32,
+    pub bow_force_n: f32,
+    /// The tube's air column, from the membrane (index 0) to the open end.
+    pub tube_displacement_m: [f32; VIEW_TUBE_POINTS],
+}
+
+impl Default for MembraneView {
+    fn default() -> Self {
+        Self {
+            sounding: false,
+            key: 0,
+            displacement_m: [f32::NAN; VIEW_MEMBRANE_CELLS * VIEW_MEMBRANE_CELLS],
+            bow_x: 0.5,
+            bow_y: 0.5,
+            bow_force_n: 0.0,
+            tube_displacement_m: [0.0; VIEW_TUBE_POINTS],
+        }
+    }
+}
+
+/// Everything the views draw, at one moment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewSnapshot {
+    pub strings: [StringView; VIEW_STRINGS],
+    pub membrane: MembraneView,
+    /// Counts captures, so the editor can tell the audio is running.
+    pub sequence: u64,
+}
+
+impl Default for ViewSnapshot {
+    fn default() -> Self {
+        Self { strings: [StringView::default(); VIEW_STRINGS], membrane: MembraneView::default(), sequence: 0 }
+    }
+}
+
+/// Resamples `source` (nodes `0..=N`) onto `target` by linear interpolation.
+fn resample(source: &[f64], target: &mut [f32]) {
+    let last = source.len().saturating_sub(1);
+    if last == 0 {
+        target.fill(0.0);
+        return;
+    }
+    let scale = last as f64 / (target.len() - 1) as f64;
+    for (i, out) in target.iter_mut().enumerate() {
+        let x = i as f64 * scale;
+        let j = (x as usize).min(last - 1);
+        let a = x - j as f64;
+        *out = (source[j] * (1.0 - a) + source[j + 1] * a) as f32;
+    }
+}
+
+fn capture_string(voice: &StringVoice, view: &mut StringView) {
+    let bowed = voice.bowed_string();
+    let grid = bowed.string.grid();
+    let length = grid.length_m;
+    let applied = voice.applied_controls();
+    view.sounding = true;
+    view.key = voice.note.note;
+    view.pad_lane = voice.note.channel.checked_sub(PAD_CHANNEL);
+    view.bowing = voice.is_held();
+    resample(bowed.string.displacement(), &mut view.displacement_m);
+    view.bow_from_nut = (bowed.bow_point_m() / length) as f32;
+    view.bow_force_n = applied.normal_force_n as f32;
+    view.bow_velocity_mps = applied.bow_velocity_mps as f32;
+    view.finger_from_nut = applied.finger_position_m.map(|m| (m / length) as f32);
+}
+
+fn capture_drum(voice: &DrumVoice, view: &mut MembraneView) {
+    let drum = voice.drum();
+    let membrane = &drum.membrane;
+    let n = membrane.intervals();
+    let level = membrane.current_displacement();
+    view.sounding = true;
+    view.key = voice.note.note;
+    for row in 0..VIEW_MEMBRANE_CELLS {
+        let m = (((row as f64 + 0.5) / VIEW_MEMBRANE_CELLS as f64) * n as f64).round() as usize;
+        for col in 0..VIEW_MEMBRANE_CELLS {
+            let l = (((col as f64 + 0.5) / VIEW_MEMBRANE_CELLS as f64) * n as f64).round() as usize;
+            let index = membrane.index(l.min(n), m.min(n));
+            view.displacement_m[row * VIEW_MEMBRANE_CELLS + col] = if membrane.is_moving(index) { level[index] as f32 } else { f32::NAN };
+        }
+    }
+    let side = drum.design().membrane.side_m;
+    let applied = voice.applied_controls();
+    view.bow_x = (applied.bow_x_m / side) as f32;
+    view.bow_y = (applied.bow_y_m / side) as f32;
+    view.bow_force_n = applied.normal_force_n as f32;
+    resample(drum.tube.current_displacement(), &mut view.tube_displacement_m);
+}
+
+/// Fills `snapshot` from the engine: the newest sounding strings (up to
+/// [`VIEW_STRINGS`], oldest first so lanes stay put) and the newest sounding drum.
+pub fn capture(engine: &Engine, snapshot: &mut ViewSnapshot) {
+    let voices = engine.voices();
+    let mut order = [0usize; MAX_VOICES];
+    let mut count = 0;
+    for (i, voice) in voices.iter().enumerate() {
+        if !voice.is_free() && count < order.len() {
+            order[count] = i;
+            count += 1;
+        }
+    }
+    let sounding = &mut order[..count];
+    sounding.sort_unstable_by_key(|&i| voices[i].age);
+    let shown = &sounding[count.saturating_sub(VIEW_STRINGS)..];
+    for (slot, view) in snapshot.strings.iter_mut().enumerate() {
+        match shown.get(slot) {
+            Some(&i) => capture_string(&voices[i], view),
+            None => view.sounding = false,
+        }
+    }
+    match engine.drum_voices().iter().filter(|v| !v.is_free()).max_by_key(|v| v.age) {
+        Some(drum) => capture_drum(drum, &mut snapshot.membrane),
+        None => snapshot.membrane.sounding = false,
+    }
+    snapshot.sequence += 1;
+}
