@@ -29,6 +29,17 @@ const CONTRACT_IDS: &[&str] = &[
     "bow_attack",
     "bow_release",
     "intonation",
+    "instrument",
+    "drum_quality",
+    "drum_tuning",
+    "drum_damping",
+    "drum_noise",
+    "drum_variation",
+    "drum_rate",
+    "drum_gain",
+    "drum_bow_x",
+    "drum_bow_y",
+    "pad_layout",
 ];
 
 fn library() -> ClapLibrary {

@@ -233,3 +233,44 @@ fn a_pad_gesture_on_the_drum_bows_the_membrane_where_the_finger_is() {
     assert!((drum.applied_controls().bow_x_m / side - 0.3).abs() < 1e-6);
     assert!((drum.applied_controls().bow_y_m / side - 0.6).abs() < 1e-6);
 }
+
+#[test]
+fn the_bus_records_a_performance_that_replays_as_it_was_played() {
+    use rosin::controller::bus::{GestureBus, GestureSource};
+    use rosin::render::{render, Timeline};
+    let bus = GestureBus::default();
+    bus.write(0, &bowing(1.0, 0.05, None), GestureSource::Mouse);
+    bus.start_recording(&[("instrument", 0.0), ("bow_attack", 50.0)]);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    bus.write(0, &bowing(6.0, 0.2, Some(0.1)), GestureSource::Sensel);
+    bus.write(1, &bowing(2.0, -0.1, None), GestureSource::Mouse);
+    bus.write(0, &bowing(99.0, 0.2, None).lifted(), GestureSource::Sensel);
+    bus.write(1, &bowing(3.0, 0.1, None), GestureSource::Replay);
+    let recording = bus.stop_recording().expect("a recording");
+    assert!(!bus.is_recording());
+    let items = recording.items();
+    assert_eq!(items[0].1, RecordedItem::Control { id: "instrument".into(), value: 0.0 });
+    assert_eq!(items[1].1, RecordedItem::Control { id: "bow_attack".into(), value: 50.0 });
+    let RecordedItem::Lane { lane: 0, gesture: held } = items[2].1 else { panic!("the lane already down when recording starts: {:?}", items[2]) };
+    assert!(held.bow_down && (held.bow_velocity_mps - 0.05).abs() < 1e-6, "{held:?}");
+    let lanes: Vec<_> = items.iter().filter_map(|(t, i)| match i { RecordedItem::Lane { lane, gesture } => Some((*t, *lane, *gesture)), _ => None }).collect();
+    assert!(lanes[1].0 >= 0.019, "times run from the start: {}", lanes[1].0);
+    assert_eq!(lanes[1].2.finger_position, Some(0.1));
+    assert_eq!(lanes[3].2.bow_force_n, 20.0, "values are clamped into range as they are written");
+    assert_eq!(lanes.len(), 4 + LANES, "replayed writes are not recorded again; every lane lifts at the end");
+    assert!(lanes[4..].iter().all(|(_, _, g)| !g.bow_down));
+
+    // Through text and back, then rendered: the same as the recording itself.
+    let reparsed = GestureRecording::parse(&recording.to_text()).unwrap();
+    let rate = 22_050.0;
+    let mut timelines = [Timeline::default(), Timeline::default()];
+    timelines[0].add_gestures(&recording, rate);
+    timelines[1].add_gestures(&reparsed, rate);
+    let outs: Vec<Vec<f32>> = timelines
+        .iter()
+        .map(|t| render(&mut Engine::new(rate), &mut Controls::default(), t, (0.5 * rate) as u64, 128))
+        .collect();
+    assert!(rms(&outs[0]) > 1e-3);
+    let worst = outs[0].iter().zip(&outs[1]).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(worst < 1e-3, "the saved file replays the performance ({worst})");
+}

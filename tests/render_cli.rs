@@ -1,6 +1,8 @@
 //! The offline renderer, `rosin-render`, as a user runs it: the demo and a MIDI file to WAV,
 //! and clear errors for bad input.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -69,4 +71,43 @@ fn bad_input_gets_a_clear_error() {
     let missing = binary().arg(temp_path("missing.mid")).output().unwrap();
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
+}
+
+/// A recorded pad performance replays offline: an open G3 bowed for a second, then a
+/// stopping finger a quarter of the way up, then the lift.
+#[test]
+fn renders_a_recorded_gesture_performance() {
+    use rosin::controller::gesture::LaneGesture;
+    use rosin::controller::gesture_file::{GestureRecording, RecordedItem};
+    let mut recording = GestureRecording::default();
+    recording.push(0.0, RecordedItem::Control { id: "instrument".into(), value: 0.0 });
+    let bow = LaneGesture { bow_down: true, bow_force_n: 5.0, bow_velocity_mps: 0.15, bow_position: 0.15, ..LaneGesture::default() };
+    for i in 0..200 {
+        let t = i as f64 * 0.01;
+        let finger = (t >= 1.0).then_some(0.25);
+        recording.push(t, RecordedItem::Lane { lane: 0, gesture: LaneGesture { finger_position: finger, ..bow } });
+    }
+    recording.push(2.0, RecordedItem::Lane { lane: 0, gesture: bow.lifted() });
+    let input = temp_path("performance.rgest");
+    recording.save(&input).unwrap();
+    let out = temp_path("performance.wav");
+    let status = binary().arg("--gestures").arg(&input).args(["--tail", "0.5", "-o"]).arg(&out).status().unwrap();
+    assert!(status.success());
+    let (_, samples) = read_wav(&out);
+    let mono: Vec<f32> = samples.chunks(2).map(|f| f[0]).collect();
+    assert_eq!(mono.len(), 48_000 * 5 / 2, "two seconds of performance and the tail");
+    let open = common::fundamental_hz(&mono[24_000..48_000], 48_000.0, 196.0);
+    let stopped = common::fundamental_hz(&mono[72_000..96_000], 48_000.0, 261.6);
+    eprintln!("replayed gestures: open {open:.2} Hz, stopped {stopped:.2} Hz");
+    assert!(common::cents(open, 196.0).abs() < 10.0, "{open}");
+    assert!(common::cents(stopped, open * 4.0 / 3.0).abs() < 12.0, "{stopped}");
+
+    // A damaged file is refused with its line named.
+    std::fs::write(&input, "rosin-gestures 1\n0.0 lane 9 down 1 0 0.2 - 0.5 0.5\n").unwrap();
+    let output = binary().arg("--gestures").arg(&input).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("line 2") && stderr.contains("lane 9"), "{stderr}");
+    std::fs::remove_file(input).ok();
+    std::fs::remove_file(out).ok();
 }

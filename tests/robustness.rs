@@ -1,5 +1,5 @@
 //! Bad input, handled: random automation of every control (extremes included) with MIDI
-//! storms, at every sample rate from 22.05 to 192 kHz and every block size from 1 up. No
+//! storms and random touch gestures, at every sample rate from 22.05 to 192 kHz and every block size from 1 up. No
 //! NaN or Inf, bounded output, no divergence, and (with `assert_process_allocs`) no
 //! allocation while rendering.
 
@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use nice_assert_no_alloc::assert_no_alloc;
+use rosin::controller::gesture::{LaneGesture, LANES};
 use rosin::controls::{self, Controls};
 use rosin::voice::NoteId;
 use rosin::voices::{Engine, NoteEvent, NotePattern};
@@ -28,7 +29,23 @@ fn storm(sample_rate_hz: f64, seconds: f64, seed: u64) {
     let total = (seconds * sample_rate_hz) as usize;
     let mut done = 0;
     let mut worst: f32 = 0.0;
+    let mut gestures = [LaneGesture::default(); LANES];
     while done < total {
+        // And touch gestures: fingers land, move and lift on random lanes, values at their
+        // ends often, on whichever instrument and pad layout the controls hold.
+        for _ in 0..(rng.next_u64() % 3) {
+            let lane = (rng.next_u64() % LANES as u64) as usize;
+            gestures[lane] = LaneGesture {
+                bow_down: rng.next_u64() % 3 != 0,
+                bow_force_n: random_value(&mut rng, &controls::BOW_FORCE),
+                bow_velocity_mps: random_value(&mut rng, &controls::BOW_VELOCITY),
+                bow_position: random_value(&mut rng, &controls::BOW_POSITION),
+                finger_position: (rng.next_u64() % 2 == 0).then(|| random_value(&mut rng, &controls::FINGER_POSITION)),
+                drum_bow_x: random_value(&mut rng, &controls::DRUM_BOW_X),
+                drum_bow_y: random_value(&mut rng, &controls::DRUM_BOW_Y),
+            };
+        }
+        assert_no_alloc(|| engine.set_gestures(&gestures));
         // Between blocks: move a few controls, and play or release a burst of notes.
         for _ in 0..(rng.next_u64() % 4) {
             let spec = &controls::ALL[(rng.next_u64() % controls::ALL.len() as u64) as usize];

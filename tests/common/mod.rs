@@ -128,3 +128,28 @@ pub fn peak_frequency_hz(signal: &[f64], sample_rate_hz: f64, guess_hz: f64) -> 
     }
     best
 }
+
+/// A private copy of the mock LibSensel (`cargo build -p sensel-mock`), so each test has
+/// a mock of its own: the dynamic loader gives each file its own instance.
+pub fn mock_sensel_copy(name: &str) -> std::path::PathBuf {
+    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    let built = sensel_sys::mock::built_path(&target, "debug");
+    assert!(built.exists(), "{} is missing: run `cargo build -p sensel-mock` first (scripts/test.sh does)", built.display());
+    let dir = std::env::temp_dir().join(format!("rosin-mock-sensel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join(format!("{name}-{}", sensel_sys::mock::file_name()));
+    std::fs::copy(&built, &copy).unwrap();
+    copy
+}
+
+/// Waits up to `timeout_s` for `condition` (a liveness bound for threads, not a timing).
+pub fn wait_for(timeout_s: f64, mut condition: impl FnMut() -> bool) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs_f64(timeout_s);
+    while std::time::Instant::now() < until {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    condition()
+}

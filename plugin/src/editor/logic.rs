@@ -176,7 +176,7 @@ pub fn format_value(spec: &ControlSpec, value: f64) -> String {
         Taper::Log if spec.max / spec.min.max(1e-30) > 1e3 => format!("{value:.2e}{}", spec.unit),
         _ => {
             let span = spec.max - spec.min;
-            let digits = if span >= 100.0 { 0 } else if span >= 10.0 { 1 } else if span >= 1.0 { 2 } else { 3 };
+            let digits = if span >= 100.0 { 0 } else if span >= 10.0 { 1 } else { 3 };
             format!("{value:.digits$}{}", spec.unit)
         }
     }

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Opens Rosin's editor in the standalone build under a virtual X server (Xvfb), played by
+# the mock Sensel's demo performance, and saves a PNG of each view:
+#   target/screenshots/string.png    the string view, a bowed G3 stopped by a second finger
+#   target/screenshots/membrane.png  the membrane view, the friction drum bowed
+# With --check it also verifies that each picture shows a moving model (the test suite
+# runs it so). Installs what it needs (Xvfb, ImageMagick, Mesa, ALSA and JACK headers).
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+check=false
+[ "${1:-}" = "--check" ] && check=true
+
+ensure_rust
+ensure_packages "${SYSTEM_PACKAGES[@]}" "${SCREENSHOT_PACKAGES[@]}"
+
+say "Building the standalone editor and the mock Sensel"
+cargo build --quiet -p sensel-mock
+cargo build --quiet -p rosin --features standalone --bin rosin-standalone
+
+out=target/screenshots
+mkdir -p "$out"
+display=":$((90 + RANDOM % 100))"
+Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
+xvfb_pid=$!
+trap 'kill "$xvfb_pid" 2>/dev/null || true' EXIT
+sleep 1
+
+# shot VIEW [--set ID=VALUE ...]: runs the standalone with no sound card, waits for the
+# demo performance to get going, and grabs the screen.
+shot() {
+    local view=$1
+    shift
+    DISPLAY="$display" SENSEL_MOCK_DEMO=1 ROSIN_SENSEL_LIB="$PWD/target/debug/libsensel_mock.so" ROSIN_EDITOR_VIEW="$view" \
+        target/debug/rosin-standalone --backend dummy "$@" >"$out/$view.log" 2>&1 &
+    local pid=$!
+    sleep 6
+    DISPLAY="$display" import -window root -crop 1040x660+0+0 "$out/$view.png"
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    say "Saved $out/$view.png"
+}
+
+shot string
+shot membrane --set instrument=1 --set drum_quality=2
+
+if $check; then
+    # The fraction of pixels in a colour range (ImageMagick's fx: r, g, b in 0..1).
+    fraction() { convert "$1" -fx "$2" -format '%[fx:mean]' info:; }
+    # A sounding string is drawn bright cyan (an idle one dim); the bow is orange over the
+    # grey membrane, and a moving membrane is not one flat grey; the tube's air is blue.
+    string=$(fraction "$out/string.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
+    bow=$(fraction "$out/membrane.png" '(r - b > 0.3) ? 1 : 0')
+    air=$(fraction "$out/membrane.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
+    grey=$(convert "$out/membrane.png" -crop 460x460+440+110 -colorspace Gray -format '%[fx:standard_deviation]' info:)
+    echo "string curve: $string of the pixels; drum bow: $bow; tube air: $air; membrane grey spread: $grey"
+    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" 'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03) }' || {
+        echo "The screenshots do not show the string and the membrane being played; see $out/" >&2
+        exit 1
+    }
+fi

@@ -1,0 +1,45 @@
+//! The Sensel reader inside the built plugin, through the CLAP ABI: the plugin loads a mock
+//! LibSensel named by `ROSIN_SENSEL_LIB`, plays a pad performance with no MIDI note at all,
+//! and stops its reader thread when the host destroys it. One test in its own binary, so
+//! no other plugin instance in the process competes for the mock pad.
+
+mod common;
+#[path = "clap/host.rs"]
+mod host;
+
+use common::{mock_sensel_copy, rms, wait_for};
+use host::*;
+use sensel_sys::mock::MockControl;
+use sensel_sys::{SenselContact, CONTACT_MOVE, CONTACT_START};
+
+#[test]
+fn a_pad_performance_plays_the_plugin_with_no_note_and_the_reader_ends_with_it() {
+    let path = mock_sensel_copy("clap");
+    let mock = MockControl::open(&path).unwrap();
+    // SAFETY: the only test in this binary; no other thread reads the environment yet.
+    unsafe { std::env::set_var(sensel_sys::ENV_OVERRIDE, &path) };
+    let library = ClapLibrary::load(&plugin_path());
+    let mut instance = ClapInstance::new(&library, "org.rosin.rosin");
+    assert!(instance.activate(48_000.0, 512));
+    assert!(wait_for(10.0, || mock.open_handles() == 1), "the plugin's reader opens the pad");
+
+    // A finger bowing down the pad at about 0.15 m/s, pressing 500 g.
+    for i in 0..5000 {
+        let state = if i == 0 { CONTACT_START } else { CONTACT_MOVE };
+        mock.push_frame(&[SenselContact { id: 0, state, x_pos: 50.0, y_pos: 10.0 + 0.6 * (i % 180) as f32, total_force: 500.0, ..Default::default() }]);
+    }
+    // Process like a host: a block, then a short wait, so the pad and audio move together.
+    let mut out = Vec::new();
+    let sounding = wait_for(20.0, || {
+        let (left, _) = instance.process(512, &[]);
+        assert!(left.iter().all(|s| s.is_finite()));
+        out.extend_from_slice(&left);
+        out.len() > 48_000 && rms(&out[out.len() - 24_000..]) > 1e-2
+    });
+    assert!(sounding, "the pad bows a string with no MIDI note (rms {:.5})", rms(&out[out.len().saturating_sub(24_000)..]));
+    assert!(instance.note_ends.is_empty(), "pad voices are not reported as host notes");
+
+    drop(instance);
+    assert_eq!(mock.open_handles(), 0, "destroying the plugin stopped and joined its reader");
+    assert_eq!(mock.live_frame_data(), 0, "and freed the frame buffers");
+}

@@ -1,0 +1,178 @@
+//! The editor's pure logic: the mouse as a bow through the pad mapper, the host parameter
+//! gestures, the control groups, value formatting, and the views' snapshot.
+
+use rosin::controller::gesture::{LaneGesture, PadLayout};
+use rosin::controller::mapper::PadMapper;
+use rosin::controls::{self, Controls};
+use rosin::editor::logic::*;
+use rosin::view::snapshot::{capture, ViewSnapshot, VIEW_MEMBRANE_CELLS};
+use rosin::voice::NoteId;
+use rosin::voices::{Engine, NoteEvent};
+
+fn mapper() -> PadMapper {
+    PadMapper::new(MOUSE_PAD_WIDTH_MM, MOUSE_PAD_HEIGHT_MM)
+}
+
+/// Drags the bow at `along` on `lane` down the view at `px_per_s` for `frames` frames of
+/// 1/60 s; returns the lanes' last gestures.
+fn drag(mouse: &mut MouseState, lane: usize, along: f64, px_per_s: f64, layout: PadLayout) -> Vec<(usize, LaneGesture)> {
+    let mut mapper = mapper();
+    let mut last = Vec::new();
+    for i in 0..40 {
+        let t = i as f64 / 60.0;
+        mouse.bowing = Some((lane, along, 100.0 + px_per_s * t));
+        for change in mapper.update(&string_touches(mouse, layout), t, layout, false) {
+            last.retain(|(l, _)| *l != change.0);
+            last.push(change);
+        }
+    }
+    last
+}
+
+#[test]
+fn dragging_on_the_string_bows_where_the_pointer_is_at_the_pointer_speed() {
+    let mut mouse = MouseState::new();
+    let changes = drag(&mut mouse, 0, 0.85, 200.0, PadLayout::OneString);
+    let g = changes.iter().find(|(l, _)| *l == 0).unwrap().1;
+    assert!(g.bow_down);
+    assert!((g.bow_position - 0.15).abs() < 2e-3, "the bow sits under the pointer, 0.15 from the bridge: {}", g.bow_position);
+    assert!((g.bow_velocity_mps - 0.1).abs() < 5e-3, "200 px/s is 0.1 m/s: {}", g.bow_velocity_mps);
+    assert!((g.bow_force_n - string_force_n(MOUSE_DEFAULT_PRESSURE_G)).abs() < 1e-9);
+    // Left of the Bow Position range, the bow stays at its end.
+    let g = drag(&mut MouseState::new(), 0, 0.1, -200.0, PadLayout::OneString)[0].1;
+    assert!((g.bow_position - controls::BOW_POSITION.max).abs() < 2e-3 && g.bow_velocity_mps < -0.09);
+}
+
+#[test]
+fn the_right_button_places_a_finger_that_stays_and_the_wheel_sets_the_pressure() {
+    let mut mouse = MouseState::new();
+    mouse.place_finger(2, 0.2);
+    assert_eq!(mouse.fingers[2], Some(0.2));
+    let changes = drag(&mut mouse, 2, 0.8, 100.0, PadLayout::FourStrings);
+    let (lane, g) = changes[0];
+    assert_eq!(lane, 2, "the A string's row plays lane 3");
+    assert!((g.finger_position.unwrap() - 0.2).abs() < 2e-3, "{g:?}");
+    mouse.place_finger(2, 0.01);
+    assert_eq!(mouse.fingers[2], None, "a right click at the nut lifts the finger");
+    mouse.place_finger(0, 0.9);
+    assert_eq!(mouse.fingers[0], Some(controls::FINGER_POSITION.max), "no finger past the octave");
+
+    let mut mouse = MouseState::new();
+    mouse.scroll(4.0);
+    assert_eq!(mouse.pressure_g, MOUSE_DEFAULT_PRESSURE_G + 4.0 * MOUSE_PRESSURE_STEP_G);
+    mouse.scroll(1e6);
+    assert_eq!(mouse.pressure_g, MOUSE_MAX_PRESSURE_G);
+    mouse.scroll(-1e6);
+    assert_eq!(mouse.pressure_g, 0.0);
+}
+
+#[test]
+fn dragging_on_the_membrane_bows_at_the_pointer() {
+    let mut mapper = mapper();
+    let g = mapper.update(&[membrane_touch(0.3, 0.7, 500.0)], 0.0, PadLayout::OneString, true)[0].1;
+    assert!((g.drum_bow_x - 0.3).abs() < 1e-9 && (g.drum_bow_y - 0.7).abs() < 1e-9);
+    assert!(g.bow_force_n > 0.0 && g.bow_velocity_mps > 0.0);
+}
+
+#[test]
+fn a_lane_gesture_becomes_begin_set_end_for_the_host() {
+    let mut tracker = HostGestureTracker::default();
+    let down = LaneGesture { bow_down: true, bow_force_n: 4.0, bow_velocity_mps: 0.1, bow_position: 0.2, finger_position: None, ..LaneGesture::default() };
+    let out = tracker.update(&down, true, false);
+    assert_eq!(
+        out,
+        vec![
+            HostGesture::Begin("bow_force"),
+            HostGesture::Set("bow_force", 4.0),
+            HostGesture::Begin("bow_velocity"),
+            HostGesture::Set("bow_velocity", 0.1),
+            HostGesture::Begin("bow_position"),
+            HostGesture::Set("bow_position", 0.2),
+        ]
+    );
+    assert!(tracker.update(&down, true, false).is_empty(), "nothing is resent unchanged");
+    let moved = LaneGesture { bow_velocity_mps: -0.2, finger_position: Some(0.1), ..down };
+    assert_eq!(tracker.update(&moved, true, false), vec![HostGesture::Set("bow_velocity", -0.2), HostGesture::Begin("finger_position"), HostGesture::Set("finger_position", 0.1)]);
+    let mut ends = tracker.update(&moved.lifted(), true, false);
+    ends.sort_by_key(|g| format!("{g:?}"));
+    assert_eq!(ends, vec![HostGesture::End("bow_force"), HostGesture::End("bow_position"), HostGesture::End("bow_velocity"), HostGesture::End("finger_position")]);
+    assert!(tracker.update(&down, false, false).is_empty(), "four lanes write no host parameter");
+    let drum = tracker.update(&down, true, true);
+    assert!(drum.contains(&HostGesture::Begin("drum_bow_x")) && !drum.contains(&HostGesture::Begin("bow_position")));
+    assert_eq!(tracker.end_all().len(), 4);
+}
+
+#[test]
+fn every_control_is_in_exactly_one_group() {
+    for spec in controls::ALL {
+        let count = CONTROL_GROUPS.iter().flat_map(|(_, ids)| ids.iter()).filter(|id| **id == spec.id).count();
+        assert_eq!(count, 1, "{} is in {count} groups", spec.id);
+    }
+    let listed: usize = CONTROL_GROUPS.iter().map(|(_, ids)| ids.len()).sum();
+    assert_eq!(listed, controls::ALL.len(), "no group lists an unknown ID");
+}
+
+#[test]
+fn values_notes_and_frets_are_written_as_a_player_reads_them() {
+    assert_eq!(format_value(&controls::BOW_FORCE, 6.0), "6.0 N");
+    assert_eq!(format_value(&controls::BOW_VELOCITY, -0.125), "-0.125 m/s");
+    assert_eq!(format_value(&controls::DRUM_TUNING, 6.5), "6.5 /10");
+    assert_eq!(format_value(&controls::INSTRUMENT, 1.0), "Friction Drum");
+    assert_eq!(format_value(&controls::PAD_LAYOUT, 1.0), "Four Strings");
+    assert_eq!(format_value(&controls::BRISTLE_STIFFNESS, 1e5), "100000 N/m");
+    assert_eq!(format_value(&controls::STRING_STIFFNESS, 1e-4), "1.00e-4 B");
+    assert_eq!(format_value(&controls::BOW_ATTACK, 200.0), "200 ms");
+    assert_eq!(note_name(60), "C4");
+    assert_eq!(note_name(55), "G3");
+    assert_eq!(note_name(21), "A0");
+    assert_eq!(string_label(69, Some(2)), "A4 440.0 Hz, pad lane 3");
+    let frets = fret_positions();
+    assert!((frets[11] - 0.5).abs() < 1e-12, "the 12th fret is half-way");
+    assert!((frets[6] - (1.0 - 2f64.powf(-7.0 / 12.0))).abs() < 1e-12);
+    assert!(frets.windows(2).all(|w| w[1] > w[0]));
+    assert_eq!(grey_level(f32::NAN, 1.0), 0, "outside the mask is dark");
+    assert!(grey_level(-1.0, 1.0) < grey_level(0.0, 1.0) && grey_level(0.0, 1.0) < grey_level(1.0, 1.0));
+    assert!(bow_opacity(0.0, 10.0) < bow_opacity(5.0, 10.0) && bow_opacity(20.0, 10.0) == 1.0);
+    assert_eq!(frames_per_second(&[0.0, 0.5, 1.0]), Some(2.0));
+    assert_eq!(frames_per_second(&[1.0]), None);
+}
+
+#[test]
+fn the_snapshot_shows_what_sounds_where_it_is() {
+    let rate = 48_000.0;
+    let mut engine = Engine::new(rate);
+    let mut controls = Controls::default();
+    controls.finger_position = 0.25;
+    engine.set_controls(&controls);
+    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: 57, voice_id: None }, velocity: 1.0 });
+    let mut out = vec![0.0f32; 24_000];
+    engine.render(&mut out);
+    let mut snapshot = ViewSnapshot::default();
+    capture(&engine, &mut snapshot);
+    let string = &snapshot.strings[0];
+    assert!(string.sounding && string.bowing && string.key == 57 && string.pad_lane.is_none());
+    assert!(!snapshot.strings[1].sounding && !snapshot.membrane.sounding);
+    assert!(string.displacement_m.iter().any(|u| u.abs() > 1e-7), "the string moves");
+    assert_eq!(string.finger_from_nut, Some(0.25));
+    // The bow sits 0.18 of the vibrating (stopped) length from the bridge.
+    let expected = 1.0 - 0.18 * 0.75;
+    assert!((string.bow_from_nut as f64 - expected).abs() < 0.02, "{} vs {expected}", string.bow_from_nut);
+    // Between nut and finger the string is still.
+    let stopped = (0.2 * string.displacement_m.len() as f64) as usize;
+    assert!(string.displacement_m[..stopped].iter().all(|u| u.abs() < 1e-9));
+
+    controls.instrument = 1.0;
+    controls.drum_quality = 2.0;
+    engine.set_controls(&controls);
+    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: 48, voice_id: None }, velocity: 1.0 });
+    engine.render(&mut out);
+    capture(&engine, &mut snapshot);
+    let m = &snapshot.membrane;
+    assert!(m.sounding && m.key == 48);
+    let corner = m.displacement_m[0];
+    let centre = m.displacement_m[VIEW_MEMBRANE_CELLS * VIEW_MEMBRANE_CELLS / 2 + VIEW_MEMBRANE_CELLS / 2];
+    assert!(corner.is_nan() && centre.is_finite(), "the mask is circular");
+    assert!(m.displacement_m.iter().filter(|v| v.is_finite()).any(|v| v.abs() > 1e-9), "the membrane moves");
+    assert!((m.bow_x - controls.drum_bow_x as f32).abs() < 0.02 && (m.bow_y - controls.drum_bow_y as f32).abs() < 0.02);
+    assert!(m.tube_displacement_m.iter().any(|v| v.abs() > 0.0));
+}
