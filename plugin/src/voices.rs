@@ -290,36 +290,21 @@ impl Engine {
         self.start_voice(controls.instrument >= 0.5, note, velocity, &controls);
     }
 
-    /// Starts a voice on the string or drum pool: a repeated note re-bows a fresh voice and
-    /// releases the old one to ring; with no voice free, the oldest is stolen.
+    /// Starts a voice on the string or drum pool.
     fn start_voice(&mut self, drum: bool, note: NoteId, velocity: f64, controls: &Controls) {
         let age = self.next_age;
         self.next_age += 1;
         if drum {
-            for v in self.drums.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
-                v.release();
+            let (index, steal) = slot_for(&mut self.drums, note);
+            if steal {
+                self.steal_drum(index);
             }
-            let index = match self.drums.iter().position(|v| v.is_free()) {
-                Some(i) => i,
-                None => {
-                    let oldest = (0..self.drums.len()).min_by_key(|&i| self.drums[i].age).unwrap_or(0);
-                    self.steal_drum(oldest);
-                    oldest
-                }
-            };
             self.drums[index].start(note, velocity, age, controls);
         } else {
-            for v in self.voices.iter_mut().filter(|v| v.is_held() && v.note.channel == note.channel && v.note.note == note.note) {
-                v.release();
+            let (index, steal) = slot_for(&mut self.voices, note);
+            if steal {
+                self.steal(index);
             }
-            let index = match self.voices.iter().position(|v| v.is_free()) {
-                Some(i) => i,
-                None => {
-                    let oldest = (0..self.voices.len()).min_by_key(|&i| self.voices[i].age).unwrap_or(0);
-                    self.steal(oldest);
-                    oldest
-                }
-            };
             self.voices[index].start(note, velocity, age, controls);
         }
     }
@@ -429,6 +414,52 @@ impl Engine {
     /// How often any voice was recovered from a diverged state.
     pub fn recoveries(&self) -> u64 {
         self.voices.iter().map(|v| v.recoveries()).sum::<u64>() + self.drums.iter().map(|v| v.recoveries()).sum::<u64>()
+    }
+}
+
+/// What the engine needs of a voice to keep a pool of them.
+trait PooledVoice {
+    fn note(&self) -> NoteId;
+    fn age(&self) -> u64;
+    fn is_free(&self) -> bool;
+    fn is_held(&self) -> bool;
+    fn release(&mut self);
+}
+
+macro_rules! pooled_voice {
+    ($voice:ty) => {
+        impl PooledVoice for $voice {
+            fn note(&self) -> NoteId {
+                self.note
+            }
+            fn age(&self) -> u64 {
+                self.age
+            }
+            fn is_free(&self) -> bool {
+                <$voice>::is_free(self)
+            }
+            fn is_held(&self) -> bool {
+                <$voice>::is_held(self)
+            }
+            fn release(&mut self) {
+                <$voice>::release(self)
+            }
+        }
+    };
+}
+pooled_voice!(StringVoice);
+pooled_voice!(DrumVoice);
+
+/// Where a new note goes in a pool: a repeated note re-bows a fresh voice and the old one
+/// is released to ring; then a free voice, or else the oldest, which must be stolen first
+/// (the `bool`).
+fn slot_for<V: PooledVoice>(pool: &mut [V], note: NoteId) -> (usize, bool) {
+    for voice in pool.iter_mut().filter(|v| v.is_held() && v.note().channel == note.channel && v.note().note == note.note) {
+        voice.release();
+    }
+    match pool.iter().position(|v| v.is_free()) {
+        Some(index) => (index, false),
+        None => ((0..pool.len()).min_by_key(|&i| pool[i].age()).unwrap_or(0), true),
     }
 }
 
