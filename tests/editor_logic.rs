@@ -77,8 +77,9 @@ fn dragging_on_the_membrane_bows_at_the_pointer() {
 #[test]
 fn a_lane_gesture_becomes_begin_set_end_for_the_host() {
     let mut tracker = HostGestureTracker::default();
+    let host = |id: &str| Controls::default().get(id).unwrap();
     let down = LaneGesture { bow_down: true, bow_force_n: 4.0, bow_velocity_mps: 0.1, bow_position: 0.2, finger_position: None, ..LaneGesture::default() };
-    let out = tracker.update(&down, true, false);
+    let out = tracker.update(&down, true, false, host);
     assert_eq!(
         out,
         vec![
@@ -90,16 +91,30 @@ fn a_lane_gesture_becomes_begin_set_end_for_the_host() {
             HostGesture::Set("bow_position", 0.2),
         ]
     );
-    assert!(tracker.update(&down, true, false).is_empty(), "nothing is resent unchanged");
+    assert!(tracker.update(&down, true, false, host).is_empty(), "nothing is resent unchanged");
     let moved = LaneGesture { bow_velocity_mps: -0.2, finger_position: Some(0.1), ..down };
-    assert_eq!(tracker.update(&moved, true, false), vec![HostGesture::Set("bow_velocity", -0.2), HostGesture::Begin("finger_position"), HostGesture::Set("finger_position", 0.1)]);
-    let mut ends = tracker.update(&moved.lifted(), true, false);
-    ends.sort_by_key(|g| format!("{g:?}"));
-    assert_eq!(ends, vec![HostGesture::End("bow_force"), HostGesture::End("bow_position"), HostGesture::End("bow_velocity"), HostGesture::End("finger_position")]);
-    assert!(tracker.update(&down, false, false).is_empty(), "four lanes write no host parameter");
-    let drum = tracker.update(&down, true, true);
+    assert_eq!(tracker.update(&moved, true, false, host), vec![HostGesture::Set("bow_velocity", -0.2), HostGesture::Begin("finger_position"), HostGesture::Set("finger_position", 0.1)]);
+    // Lifting hands each lane back at its value from before the gesture, then ends.
+    let ends = tracker.update(&moved.lifted(), true, false, |_| f64::NAN);
+    assert_eq!(
+        ends,
+        vec![
+            HostGesture::Set("bow_force", 6.0),
+            HostGesture::End("bow_force"),
+            HostGesture::Set("bow_velocity", 0.1),
+            HostGesture::End("bow_velocity"),
+            HostGesture::Set("bow_position", 0.18),
+            HostGesture::End("bow_position"),
+            HostGesture::Set("finger_position", 0.0),
+            HostGesture::End("finger_position"),
+        ]
+    );
+    assert!(tracker.update(&down, false, false, host).is_empty(), "four lanes write no host parameter");
+    let drum = tracker.update(&down, true, true, host);
     assert!(drum.contains(&HostGesture::Begin("drum_bow_x")) && !drum.contains(&HostGesture::Begin("bow_position")));
-    assert_eq!(tracker.end_all().len(), 4);
+    let closing = tracker.end_all();
+    assert_eq!(closing.len(), 8);
+    assert_eq!(closing[0], HostGesture::Set("bow_force", 6.0));
 }
 
 #[test]

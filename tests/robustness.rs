@@ -36,11 +36,11 @@ fn storm(sample_rate_hz: f64, seconds: f64, seed: u64) {
         for _ in 0..(rng.next_u64() % 3) {
             let lane = (rng.next_u64() % LANES as u64) as usize;
             gestures[lane] = LaneGesture {
-                bow_down: rng.next_u64() % 3 != 0,
+                bow_down: !rng.next_u64().is_multiple_of(3),
                 bow_force_n: random_value(&mut rng, &controls::BOW_FORCE),
                 bow_velocity_mps: random_value(&mut rng, &controls::BOW_VELOCITY),
                 bow_position: random_value(&mut rng, &controls::BOW_POSITION),
-                finger_position: (rng.next_u64() % 2 == 0).then(|| random_value(&mut rng, &controls::FINGER_POSITION)),
+                finger_position: rng.next_u64().is_multiple_of(2).then(|| random_value(&mut rng, &controls::FINGER_POSITION)),
                 drum_bow_x: random_value(&mut rng, &controls::DRUM_BOW_X),
                 drum_bow_y: random_value(&mut rng, &controls::DRUM_BOW_Y),
             };

@@ -66,6 +66,11 @@ fn pressure_and_motion_bow_the_string_and_the_second_finger_sets_the_pitch() {
     assert!(wait_for(10.0, || bus.lane(0).bow_down && bus.lane(0).bow_velocity_mps > 0.05), "the stroke reaches the bus: {:?}", bus.lane(0));
     let g = bus.lane(0);
     assert!((g.bow_force_n - 5.0).abs() < 1e-6, "500 g is 5 N: {g:?}");
+    // The read rate is printed, not asserted (tests never time things).
+    let (frames, start) = (reader.status().frames(), std::time::Instant::now());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let rate_hz = (reader.status().frames() - frames) as f64 / start.elapsed().as_secs_f64();
+    eprintln!("the reader took {rate_hz:.0} pad frames a second (one per read from the mock)");
 
     let rate = 48_000.0;
     let mut engine = Engine::new(rate);

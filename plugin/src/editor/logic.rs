@@ -108,13 +108,17 @@ pub enum HostGesture {
 /// it lifts. Only with one lane (the four-string layout has no single parameter to write).
 #[derive(Clone, Debug, Default)]
 pub struct HostGestureTracker {
-    /// Parameters with an open gesture, and the value last sent.
-    open: Vec<(&'static str, f64)>,
+    /// Parameters with an open gesture: the value last sent, and the value before the
+    /// gesture began.
+    open: Vec<(&'static str, f64, f64)>,
 }
 
 impl HostGestureTracker {
-    /// The gestures to send for lane 0's gesture now: values only when they changed.
-    pub fn update(&mut self, gesture: &LaneGesture, one_lane: bool, drum: bool) -> Vec<HostGesture> {
+    /// The gestures to send for lane 0's gesture now: values only when they changed. When
+    /// a finger lifts, each parameter is set back to its value from before the gesture
+    /// (`value_before` is asked at the gesture's start), then the gesture ends: the finger
+    /// hands the lane back, so a MIDI note after a pad stroke plays with the bow it had.
+    pub fn update(&mut self, gesture: &LaneGesture, one_lane: bool, drum: bool, value_before: impl Fn(&str) -> f64) -> Vec<HostGesture> {
         let mut wanted: Vec<(&'static str, f64)> = Vec::new();
         if one_lane && gesture.bow_down {
             wanted.push((controls::BOW_FORCE.id, gesture.bow_force_n));
@@ -130,22 +134,23 @@ impl HostGestureTracker {
             }
         }
         let mut out = Vec::new();
-        self.open.retain(|(id, _)| {
+        self.open.retain(|(id, _, before)| {
             let keep = wanted.iter().any(|(w, _)| w == id);
             if !keep {
+                out.push(HostGesture::Set(id, *before));
                 out.push(HostGesture::End(id));
             }
             keep
         });
         for (id, value) in wanted {
-            match self.open.iter_mut().find(|(open, _)| *open == id) {
-                Some((_, last)) if *last == value => {}
-                Some((_, last)) => {
+            match self.open.iter_mut().find(|(open, _, _)| *open == id) {
+                Some((_, last, _)) if *last == value => {}
+                Some((_, last, _)) => {
                     *last = value;
                     out.push(HostGesture::Set(id, value));
                 }
                 None => {
-                    self.open.push((id, value));
+                    self.open.push((id, value, value_before(id)));
                     out.push(HostGesture::Begin(id));
                     out.push(HostGesture::Set(id, value));
                 }
@@ -154,9 +159,9 @@ impl HostGestureTracker {
         out
     }
 
-    /// Ends every open gesture (the editor closes).
+    /// Ends every open gesture, handing each lane back (the editor closes).
     pub fn end_all(&mut self) -> Vec<HostGesture> {
-        self.open.drain(..).map(|(id, _)| HostGesture::End(id)).collect()
+        self.open.drain(..).flat_map(|(id, _, before)| [HostGesture::Set(id, before), HostGesture::End(id)]).collect()
     }
 }
 

@@ -141,7 +141,11 @@ impl RosinEditorApp {
             match &self.links.sensel {
                 Some(sensel) => {
                     let state = sensel.state();
-                    ui.label(format!("{state} [this is Rosin #{}]", sensel.instance()));
+                    match &state {
+                        // The loader's full reason is long: it goes in the tooltip.
+                        SenselState::NoLibrary(reason) => ui.label("No Sensel").on_hover_text(reason.as_str()),
+                        _ => ui.label(format!("{state} [this is Rosin #{}]", sensel.instance())),
+                    };
                     if matches!(state, SenselState::InUseElsewhere { .. }) && ui.button("Take over").clicked() {
                         sensel.take_over();
                     }
@@ -201,7 +205,12 @@ impl RosinEditorApp {
         let gesture = self.links.bus.lane(0);
         let drum = self.drum();
         let one_lane = drum || self.layout() == PadLayout::OneString;
-        for task in self.tracker.update(&gesture, one_lane, drum) {
+        let params = self.links.params.clone();
+        let before = move |id: &str| {
+            let controls = params.controls();
+            controls.get(id).unwrap_or_default()
+        };
+        for task in self.tracker.update(&gesture, one_lane, drum, before) {
             self.executor.execute_gui(task);
         }
     }

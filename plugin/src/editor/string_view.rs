@@ -23,9 +23,9 @@ fn rows<'a>(snapshot: &'a ViewSnapshot, layout: PadLayout) -> Vec<Row<'a>> {
     let sounding: Vec<&StringView> = snapshot.strings.iter().filter(|s| s.sounding).collect();
     let mut rows = Vec::new();
     if layout == PadLayout::FourStrings {
-        for lane in 0..LANES {
+        for (lane, key) in LANE_OPEN_KEYS.iter().enumerate() {
             let string = sounding.iter().copied().find(|s| s.pad_lane == Some(lane as u8));
-            rows.push(Row { string, label: super::logic::string_label(LANE_OPEN_KEYS[lane], Some(lane as u8)), mouse_lane: lane });
+            rows.push(Row { string, label: string_label(*key, Some(lane as u8)), mouse_lane: lane });
         }
         for s in sounding.iter().filter(|s| s.pad_lane.is_none()).take(VIEW_STRINGS - LANES) {
             rows.push(Row { string: Some(s), label: string_label(s.key, None), mouse_lane: 0 });
