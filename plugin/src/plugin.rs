@@ -112,12 +112,6 @@ impl Rosin {
         self.view_writer.publish(|view| snapshot::capture(engine, view));
         self.repaint.request_repaint();
     }
-
-    /// The gesture atomics the Sensel reader and the editor write (for tests and hosts
-    /// that drive gestures themselves).
-    pub fn gesture_bus(&self) -> Arc<GestureBus> {
-        self.gestures.clone()
-    }
 }
 
 impl Plugin for Rosin {

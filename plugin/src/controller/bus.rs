@@ -6,7 +6,7 @@
 //! another of the previous one. That is harmless: every value is ramped per sample, and
 //! gestures arrive at 150 Hz or more.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -85,8 +85,6 @@ struct Recorder {
 /// its editor.
 pub struct GestureBus {
     lanes: [AtomicLane; LANES],
-    /// Bumped by every write, so readers can tell something changed.
-    writes: AtomicU64,
     /// Gesture recording for the offline renderer. Only the sources' threads touch it,
     /// never the audio thread.
     recorder: Mutex<Option<Recorder>>,
@@ -97,7 +95,6 @@ impl Default for GestureBus {
         let lifted = LaneGesture::default();
         Self {
             lanes: std::array::from_fn(|_| AtomicLane::new(&lifted)),
-            writes: AtomicU64::new(0),
             recorder: Mutex::new(None),
         }
     }
@@ -109,23 +106,12 @@ impl GestureBus {
         let Some(slot) = self.lanes.get(lane) else { return };
         let gesture = gesture.sanitized();
         slot.store(&gesture);
-        self.writes.fetch_add(1, Ordering::Release);
         if source != GestureSource::Replay {
             if let Ok(mut guard) = self.recorder.lock() {
                 if let Some(recorder) = guard.as_mut() {
                     let time_s = recorder.started.elapsed().as_secs_f64();
                     recorder.recording.push(time_s, RecordedItem::Lane { lane, gesture });
                 }
-            }
-        }
-    }
-
-    /// Lifts every lane that is down: a source went away (unplugged, editor closed).
-    pub fn lift_all(&self, source: GestureSource) {
-        for lane in 0..LANES {
-            let gesture = self.lanes[lane].load();
-            if gesture.bow_down || gesture.finger_position.is_some() {
-                self.write(lane, &gesture.lifted(), source);
             }
         }
     }
@@ -138,11 +124,6 @@ impl GestureBus {
 
     pub fn lane(&self, lane: usize) -> LaneGesture {
         self.lanes.get(lane).map_or_else(LaneGesture::default, AtomicLane::load)
-    }
-
-    /// How many writes there have been.
-    pub fn write_count(&self) -> u64 {
-        self.writes.load(Ordering::Acquire)
     }
 
     /// Starts recording every gesture written from now on. `controls` are the controls

@@ -30,14 +30,13 @@ pub struct StringView {
     /// The bow's place as a fraction of the length from the nut.
     pub bow_from_nut: f32,
     pub bow_force_n: f32,
-    pub bow_velocity_mps: f32,
     /// The stopping finger as a fraction of the length from the nut, if any.
     pub finger_from_nut: Option<f32>,
 }
 
 impl Default for StringView {
     fn default() -> Self {
-        Self { sounding: false, key: 0, pad_lane: None, bowing: false, displacement_m: [0.0; VIEW_STRING_POINTS], bow_from_nut: 0.82, bow_force_n: 0.0, bow_velocity_mps: 0.0, finger_from_nut: None }
+        Self { sounding: false, key: 0, pad_lane: None, bowing: false, displacement_m: [0.0; VIEW_STRING_POINTS], bow_from_nut: 0.82, bow_force_n: 0.0, finger_from_nut: None }
     }
 }
 
@@ -112,7 +111,6 @@ fn capture_string(voice: &StringVoice, view: &mut StringView) {
     resample(bowed.string.displacement(), &mut view.displacement_m);
     view.bow_from_nut = (bowed.bow_point_m() / length) as f32;
     view.bow_force_n = applied.normal_force_n as f32;
-    view.bow_velocity_mps = applied.bow_velocity_mps as f32;
     view.finger_from_nut = applied.finger_position_m.map(|m| (m / length) as f32);
 }
 
