@@ -161,8 +161,16 @@ impl Plugin for Rosin {
 
     /// Sanitises a loaded state before it is applied: values are clamped into their ranges
     /// and non-finite ones fall back to the default, so a hand-edited or damaged project
-    /// can never put an impossible control into the voices.
+    /// can never put an impossible control into the voices. A control the state does not
+    /// hold (a project saved before the control existed) gets its default: without this,
+    /// it would keep whatever the instance had before the load.
     fn filter_state(state: &mut PluginState) {
+        for spec in controls::ALL {
+            state.params.entry(spec.id.to_string()).or_insert_with(|| match spec.taper {
+                controls::Taper::Choice(_) => ParamValue::I32(spec.default as i32),
+                _ => ParamValue::F32(spec.default as f32),
+            });
+        }
         for (id, value) in state.params.iter_mut() {
             match (controls::find(id), value) {
                 (Some(spec), ParamValue::F32(v)) => *v = spec.clamp(*v as f64) as f32,
