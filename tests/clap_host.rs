@@ -1,11 +1,14 @@
 //! End to end through the real CLAP ABI: a small host (tests/clap/host.rs) loads the built
-//! plugin library, checks its descriptor and parameters, plays notes, automates, saves and
-//! restores state, and feeds it corrupt state.
+//! plugin library, checks its descriptor and parameters, plays notes (CLAP and raw MIDI, on
+//! any channel), automates and modulates, saves and restores state, and feeds it corrupt
+//! state.
 
 mod common;
 #[path = "clap/host.rs"]
 mod host;
 
+use clap_sys::events::*;
+use clap_sys::ext::params::{CLAP_PARAM_IS_AUTOMATABLE, CLAP_PARAM_IS_MODULATABLE, CLAP_PARAM_IS_MODULATABLE_PER_NOTE_ID};
 use common::*;
 use host::*;
 use rosin::controls;
@@ -40,6 +43,17 @@ const CONTRACT_IDS: &[&str] = &[
     "drum_bow_x",
     "drum_bow_y",
     "pad_layout",
+    "play_mode",
+    "string_set",
+    "glide_time",
+    "pitch_bend_range",
+    "mpe",
+    "mpe_bend_range",
+    "vibrato_rate",
+    "vibrato_depth",
+    "body",
+    "body_mix",
+    "sympathetic",
 ];
 
 fn library() -> ClapLibrary {
@@ -228,9 +242,18 @@ fn a_project_saved_before_a_control_existed_loads_it_at_its_default() {
     assert!(instance.load_state(&state_bytes(old)));
     assert!((instance.param_value(clap_param_id("bow_force")) - 0.225).abs() < 1e-6);
     let saved = [clap_param_id("bow_force"), clap_param_id("bow_velocity")];
-    for (id, default) in defaults.iter().filter(|(id, _)| !saved.contains(id)) {
+    // The body came with state version 2: an older project keeps its dry sound.
+    let migrated = clap_param_id("body_mix");
+    assert_eq!(instance.param_value(migrated), 0.0, "a version-1 project got a body");
+    for (id, default) in defaults.iter().filter(|(id, _)| !saved.contains(id) && *id != migrated) {
         assert!((instance.param_value(*id) - default).abs() < 1e-6, "parameter {id} kept a stale value");
     }
+    // Saving it again writes the current version, and its body stays off.
+    let resaved = String::from_utf8_lossy(&instance.save_state()[8..]).into_owned();
+    assert!(resaved.contains(r#""state_version":"2""#), "{resaved}");
+    let fresh = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(fresh.load_state(&instance.save_state()));
+    assert_eq!(fresh.param_value(migrated), 0.0);
 }
 
 #[test]
@@ -246,4 +269,192 @@ fn sample_rates_and_block_sizes_through_the_abi() {
     // A rate the physics cannot run at is refused at activation, not crashed on.
     let mut instance = ClapInstance::new(&library, PLUGIN_ID);
     assert!(!instance.activate(1_000.0, 512));
+}
+
+/// Plays blocks until the plugin reports a note end, for at most `limit_s`; returns the audio.
+fn play_until_a_note_ends(instance: &mut ClapInstance, rate: f64, limit_s: f64) -> Vec<f32> {
+    let mut out = Vec::new();
+    while instance.note_ends_on_channels.is_empty() && (out.len() as f64) < limit_s * rate {
+        out.extend(play(instance, rate, 0.1, 512, &[]));
+    }
+    out
+}
+
+/// The steady part of a held note: from 0.9 s on, after the bow's attack.
+fn steady(out: &[f32], rate: f64) -> &[f32] {
+    &out[(0.9 * rate) as usize..]
+}
+
+/// Once a note has ended the plugin must fall silent, not merely quiet: only the body's
+/// resonances (below -100 dBFS when the voice ended) ring down for a moment.
+fn assert_silent_after_the_end(instance: &mut ClapInstance, rate: f64) {
+    let after = play(instance, rate, 0.5, 512, &[]);
+    assert!(peak(&after) < 1e-5, "sound after the note end: peak {:.2e}", peak(&after));
+    let tail = &after[after.len() / 2..];
+    assert!(peak(tail) < 1e-6, "the body still rings 0.25 s after the note end: peak {:.2e}", peak(tail));
+}
+
+#[test]
+fn a_raw_midi_note_sounds_in_tune_and_either_midi_note_off_ends_it() {
+    let library = library();
+    let rate = 48_000.0;
+    // MIDI 1.0 has two note-offs: 0x80, and a note-on with velocity 0.
+    for note_off in [[0x80, 69, 64], [0x90, 69, 0]] {
+        let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+        assert!(instance.activate(rate, 512));
+        let held = play(&mut instance, rate, 1.6, 512, &[(0, HostEvent::Midi { data: [0x90, 69, 100] })]);
+        let pitch = fundamental_hz(steady(&held, rate), rate, 440.0);
+        assert!(cents(pitch, 440.0).abs() < 3.0, "{pitch:.3} Hz");
+        assert!(db(rms(steady(&held, rate))) > -30.0, "the MIDI note is silent");
+        play(&mut instance, rate, 0.01, 512, &[(0, HostEvent::Midi { data: note_off })]);
+        play_until_a_note_ends(&mut instance, rate, 30.0);
+        // A MIDI note has no CLAP note ID.
+        assert_eq!(instance.note_ends_on_channels, vec![(0, 69, -1)], "after {note_off:02x?}");
+        assert_silent_after_the_end(&mut instance, rate);
+    }
+}
+
+#[test]
+fn a_note_on_channel_3_is_released_by_a_note_off_on_channel_3_only() {
+    // Two instances get the same note on channel 3. One also gets note-offs for the same
+    // key on every other channel: its output must not differ by a single bit.
+    let library = library();
+    let rate = 48_000.0;
+    let note_on = [(0, HostEvent::NoteOnAt { channel: 3, key: 64, velocity: 0.9, note_id: 11 })];
+    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+    let mut reference = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(instance.activate(rate, 512) && reference.activate(rate, 512));
+    let held = play(&mut instance, rate, 1.6, 512, &note_on);
+    assert_eq!(held, play(&mut reference, rate, 1.6, 512, &note_on));
+    let expected = 440.0 * 2f64.powf((64.0 - 69.0) / 12.0);
+    let pitch = fundamental_hz(steady(&held, rate), rate, expected);
+    assert!(cents(pitch, expected).abs() < 3.0, "{pitch:.3} Hz");
+    assert!(db(rms(steady(&held, rate))) > -30.0, "the note on channel 3 is silent");
+
+    // By key alone (note ID wildcard), so only the channel tells them apart.
+    let other_channels: Vec<(u32, HostEvent)> =
+        (0..16).filter(|&c| c != 3).map(|channel| (0, HostEvent::NoteOffAt { channel, key: 64, note_id: -1 })).collect();
+    let after_other_offs = play(&mut instance, rate, 1.0, 512, &other_channels);
+    assert_eq!(after_other_offs, play(&mut reference, rate, 1.0, 512, &[]), "a note-off on another channel touched the note");
+    assert!(instance.note_ends_on_channels.is_empty());
+
+    let released = play(&mut instance, rate, 1.0, 512, &[(0, HostEvent::NoteOffAt { channel: 3, key: 64, note_id: -1 })]);
+    assert_ne!(released, play(&mut reference, rate, 1.0, 512, &[]), "the note-off on channel 3 changed nothing");
+    play_until_a_note_ends(&mut instance, rate, 30.0);
+    assert_eq!(instance.note_ends_on_channels, vec![(3, 64, 11)]);
+    assert_eq!(instance.note_ends, vec![(64, 11)], "the channel-less list agrees");
+    assert_silent_after_the_end(&mut instance, rate);
+}
+
+#[test]
+fn a_midi_all_notes_off_ends_the_notes_on_every_key() {
+    let library = library();
+    let rate = 44_100.0;
+    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(instance.activate(rate, 512));
+    let notes = [(0, HostEvent::NoteOn { key: 55, velocity: 0.8, note_id: 1 }), (0, HostEvent::NoteOnAt { channel: 0, key: 62, velocity: 0.8, note_id: 2 })];
+    let held = play(&mut instance, rate, 1.0, 512, &notes);
+    assert!(db(rms(&held[held.len() / 2..])) > -30.0);
+    // Controller 123, all notes off, on channel 0.
+    play(&mut instance, rate, 0.01, 512, &[(0, HostEvent::Midi { data: [0xB0, 123, 0] })]);
+    let mut seconds = 0.0;
+    while instance.note_ends_on_channels.len() < 2 && seconds < 30.0 {
+        play(&mut instance, rate, 0.5, 512, &[]);
+        seconds += 0.5;
+    }
+    let mut ends = instance.note_ends_on_channels.clone();
+    ends.sort();
+    assert_eq!(ends, vec![(0, 55, 1), (0, 62, 2)]);
+    assert_silent_after_the_end(&mut instance, rate);
+}
+
+#[test]
+fn a_monophonic_param_mod_offsets_the_sound_and_zero_takes_it_back() {
+    // CLAP modulation is an offset on top of the value, not a new value: an offset of -1
+    // (normalised) takes the output gain to its floor of -48 dB, and an offset of 0 restores it.
+    let library = library();
+    let rate = 48_000.0;
+    let gain_id = clap_param_id("output_gain");
+    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(instance.activate(rate, 512));
+    let modulation = |amount| HostEvent::ParamMod { id: gain_id, note_id: -1, channel: -1, key: -1, amount };
+    let loud = play(&mut instance, rate, 1.0, 512, &[(0, HostEvent::NoteOn { key: 62, velocity: 1.0, note_id: 3 })]);
+    let quiet = play(&mut instance, rate, 0.5, 512, &[(100, modulation(-1.0))]);
+    let back = play(&mut instance, rate, 0.5, 512, &[(100, modulation(0.0))]);
+    let level = |out: &[f32]| db(rms(&out[out.len() / 2..]));
+    assert!(level(&loud) - level(&quiet) > 40.0, "the modulation lowered the level by only {:.1} dB", level(&loud) - level(&quiet));
+    assert!((level(&back) - level(&loud)).abs() < 3.0, "{:.1} dB after the offset went back to 0, {:.1} dB before", level(&back), level(&loud));
+}
+
+#[test]
+fn every_expression_event_a_host_sends_is_taken_without_harm() {
+    // Note expressions, per-voice and per-parameter modulation, polyphonic values and every
+    // MIDI channel-voice message, aimed at a sounding note by ID and by channel and key.
+    // Whatever the plugin does with them, the output stays finite and the note still ends.
+    let library = library();
+    let rate = 48_000.0;
+    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(instance.activate(rate, 512));
+    play(&mut instance, rate, 0.5, 512, &[(0, HostEvent::NoteOn { key: 60, velocity: 0.9, note_id: 5 })]);
+    let expressions = [
+        (CLAP_NOTE_EXPRESSION_VOLUME, 1.0),
+        (CLAP_NOTE_EXPRESSION_PAN, 0.5),
+        (CLAP_NOTE_EXPRESSION_TUNING, 0.0),
+        (CLAP_NOTE_EXPRESSION_VIBRATO, 0.0),
+        (CLAP_NOTE_EXPRESSION_EXPRESSION, 1.0),
+        (CLAP_NOTE_EXPRESSION_BRIGHTNESS, 0.5),
+        (CLAP_NOTE_EXPRESSION_PRESSURE, 0.5),
+    ];
+    let force_id = clap_param_id("bow_force");
+    let force = instance.param_value(force_id);
+    let mut events = Vec::new();
+    for (expression_id, value) in expressions {
+        events.push(HostEvent::NoteExpression { expression_id, note_id: 5, channel: -1, key: -1, value });
+        events.push(HostEvent::NoteExpression { expression_id, note_id: -1, channel: 0, key: 60, value });
+    }
+    events.extend([
+        HostEvent::ParamMod { id: force_id, note_id: 5, channel: 0, key: 60, amount: 0.0 },
+        HostEvent::ParamMod { id: force_id, note_id: -1, channel: 0, key: 60, amount: 0.0 },
+        HostEvent::ParamAt { id: force_id, value: force, note_id: 5, channel: 0, key: 60 },
+        HostEvent::Midi { data: [0xA0, 60, 64] },   // polyphonic aftertouch
+        HostEvent::Midi { data: [0xB0, 1, 64] },    // modulation wheel
+        HostEvent::Midi { data: [0xD0, 64, 0] },    // channel pressure
+        HostEvent::Midi { data: [0xE0, 0, 0x40] },  // pitch bend, centred
+    ]);
+    let timed: Vec<(u32, HostEvent)> = events.into_iter().enumerate().map(|(i, e)| (i as u32 * 16, e)).collect();
+    let out = play(&mut instance, rate, 1.0, 512, &timed);
+    assert!(out.iter().all(|s| s.is_finite()));
+    assert!(db(rms(&out[out.len() / 2..])) > -30.0, "the note fell silent");
+    play(&mut instance, rate, 0.01, 512, &[(0, HostEvent::NoteOff { key: 60, note_id: 5 })]);
+    play_until_a_note_ends(&mut instance, rate, 30.0);
+    assert_eq!(instance.note_ends_on_channels, vec![(0, 60, 5)]);
+}
+
+#[test]
+fn voice_info_and_the_modulation_flags_agree() {
+    let library = library();
+    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(instance.activate(48_000.0, 512));
+    println!("host extensions the plugin asked for: {:?}", instance.requested_host_extensions());
+    let infos = instance.param_infos();
+    for info in &infos {
+        let flags = instance.param_info_flags(info.id);
+        assert_eq!(flags, info.flags);
+        if flags & CLAP_PARAM_IS_AUTOMATABLE != 0 {
+            assert_ne!(flags & CLAP_PARAM_IS_MODULATABLE, 0, "parameter {} is automatable but not modulatable", info.id);
+        }
+    }
+    assert_ne!(instance.param_info_flags(clap_param_id("output_gain")) & CLAP_PARAM_IS_MODULATABLE, 0);
+    let per_note = infos.iter().filter(|i| i.flags & CLAP_PARAM_IS_MODULATABLE_PER_NOTE_ID != 0).count();
+    match instance.voice_info() {
+        Some((count, capacity, flags)) => {
+            println!("voice-info: {count} voices of {capacity}, flags {flags:#x}");
+            assert!((1..=capacity).contains(&count), "{count} voices of a capacity of {capacity}");
+        }
+        None => {
+            println!("the plugin offers no clap.voice-info");
+            // A host modulating per note sizes its voices from voice-info.
+            assert_eq!(per_note, 0, "{per_note} parameters are modulatable per note, with no voice-info");
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! Bad input, handled: random automation of every control (extremes included) with MIDI
-//! storms and random touch gestures, at every sample rate from 22.05 to 192 kHz and every block size from 1 up. No
+//! storms (notes, bends, pressure, controllers, RPNs, note expressions and poly modulation,
+//! NaN now and then) and random touch gestures, at every sample rate from 22.05 to 192 kHz and every block size from 1 up. No
 //! NaN or Inf, bounded output, no divergence, and (with `assert_process_allocs`) no
 //! allocation while rendering.
 
@@ -10,6 +11,7 @@ use nice_assert_no_alloc::assert_no_alloc;
 use rosin::controller::gesture::{LaneGesture, LANES};
 use rosin::controls::{self, Controls};
 use rosin::voice::NoteId;
+use rosin::expression::ExpressionKind;
 use rosin::voices::{Engine, NoteEvent, NotePattern};
 
 /// A value anywhere in the control's range, with its two ends drawn often.
@@ -54,15 +56,35 @@ fn storm(sample_rate_hz: f64, seconds: f64, seed: u64) {
         // Keep the sound audible enough to matter: the gain stays in its upper half.
         controls.output_gain_db = controls.output_gain_db.max(-6.0);
         engine.set_controls(&controls);
-        for _ in 0..(rng.next_u64() % 6) {
-            let note = NoteId { channel: (rng.next_u64() % 16) as u8, note: (rng.next_u64() % 128) as u8, voice_id: None };
-            let event = match rng.next_u64() % 5 {
+        for _ in 0..(rng.next_u64() % 9) {
+            let voice_id = rng.next_u64().is_multiple_of(2).then(|| (rng.next_u64() % 8) as i32);
+            let note = NoteId { channel: (rng.next_u64() % 16) as u8, note: (rng.next_u64() % 128) as u8, voice_id };
+            // Expression values at their ends often, and now and then not a number at all.
+            let value = match rng.next_u64() % 5 {
+                0 => 0.0,
+                1 => 1.0,
+                2 if rng.next_u64().is_multiple_of(4) => f64::NAN,
+                _ => rng.unit(),
+            };
+            let event = match rng.next_u64() % 11 {
                 0 | 1 => NoteEvent::NoteOn { note, velocity: rng.unit() },
                 2 => NoteEvent::NoteOff { pattern: NotePattern { channel: Some(note.channel), note: Some(note.note), voice_id: None } },
                 3 => NoteEvent::NoteOff { pattern: NotePattern::default() },
-                _ => NoteEvent::Choke { pattern: NotePattern { channel: None, note: Some(note.note), voice_id: None } },
+                4 => NoteEvent::Choke { pattern: NotePattern { channel: None, note: Some(note.note), voice_id: None } },
+                5 => NoteEvent::PitchBend { channel: note.channel, value },
+                6 => NoteEvent::ChannelPressure { channel: note.channel, value },
+                // Mod wheel, sustain, CC74, the RPN selectors and data entry (bend ranges,
+                // MPE configuration), all notes off.
+                7 => NoteEvent::ControlChange { channel: note.channel, cc: [1, 64, 74, 101, 100, 6, 38, 121, 123][(rng.next_u64() % 9) as usize], value },
+                8 => {
+                    let kinds = [ExpressionKind::Pressure, ExpressionKind::Tuning, ExpressionKind::Vibrato, ExpressionKind::Expression, ExpressionKind::Brightness];
+                    let kind = kinds[(rng.next_u64() % 5) as usize];
+                    let value = if kind == ExpressionKind::Tuning { (value - 0.5) * 240.0 } else { value };
+                    NoteEvent::Expression { pattern: NotePattern { channel: Some(note.channel), note: Some(note.note), voice_id }, kind, value }
+                }
+                _ => NoteEvent::PolyModulation { voice_id: voice_id.unwrap_or(0), index: (rng.next_u64() % 3) as usize, normalized_offset: 2.0 * value - 1.0 },
             };
-            engine.handle_event(&event);
+            assert_no_alloc(|| engine.handle_event(&event));
         }
         let block = match rng.next_u64() % 4 {
             0 => 1,

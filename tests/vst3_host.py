@@ -114,6 +114,52 @@ def test_state_round_trips():
     assert abs(plugin.bow_velocity_m_s + 0.2) < 0.005
 
 
+def pitch_of(audio, expected_hz, start=0.9, end=1.55):
+    steady = audio[0][int(start * RATE) : int(end * RATE)]
+    return fundamental_hz(steady, expected_hz)
+
+
+def cents(f, reference):
+    return 1200 * np.log2(f / reference)
+
+
+def test_pitch_bend_lands_in_tune():
+    # Channel 1 is an MPE zone's master (or a plain channel): the default range is 2
+    # semitones. Full bend up takes A3 to B3.
+    plugin = load()
+    messages = [
+        mido.Message("note_on", note=57, velocity=110, time=0.0),
+        mido.Message("pitchwheel", pitch=8191, time=0.2),
+        mido.Message("note_off", note=57, time=1.6),
+    ]
+    audio = plugin(messages, duration=2.0, sample_rate=RATE, num_channels=2)
+    expected = 220.0 * 2 ** (2 * 8191 / 8192 / 12)
+    pitch = pitch_of(audio, expected)
+    assert abs(cents(pitch, expected)) < 3.0, f"{pitch:.3f} Hz ({cents(pitch, expected):+.2f} cents)"
+
+
+def test_mpe_member_channels_bend_their_own_notes():
+    # Two notes on member channels 2 and 3, bent +-1 semitone at MPE's 48-semitone range:
+    # each lands on its own pitch (measured one at a time, by rendering each alone too).
+    plugin = load()
+    one_semitone = round(8192 / 48)
+    def play(notes):
+        messages = []
+        for channel, key, bend in notes:
+            messages.append(mido.Message("note_on", channel=channel, note=key, velocity=110, time=0.0))
+            messages.append(mido.Message("pitchwheel", channel=channel, pitch=bend, time=0.2))
+        for channel, key, _ in notes:
+            messages.append(mido.Message("note_off", channel=channel, note=key, time=1.6))
+        return plugin(messages, duration=2.0, sample_rate=RATE, num_channels=2)
+    up = play([(1, 57, one_semitone)])
+    down = play([(2, 64, -one_semitone)])
+    for audio, expected in [(up, 220.0 * 2 ** (one_semitone * 48 / 8192 / 12)), (down, 329.628 * 2 ** (-one_semitone * 48 / 8192 / 12))]:
+        pitch = pitch_of(audio, expected)
+        assert abs(cents(pitch, expected)) < 3.0, f"{pitch:.3f} Hz vs {expected:.3f} ({cents(pitch, expected):+.2f} cents)"
+    both = play([(1, 57, one_semitone), (2, 64, -one_semitone)])
+    assert np.all(np.isfinite(both))
+
+
 def main():
     tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
     failed = 0

@@ -90,6 +90,20 @@ spec!(DRUM_BOW_X, "drum_bow_x", "Drum Bow X", " of diameter", 0.0, 1.0, 0.4, Lin
 spec!(DRUM_BOW_Y, "drum_bow_y", "Drum Bow Y", " of diameter", 0.0, 1.0, 0.45, Linear);
 // How a touch pad (a Sensel Morph, or the mouse in the editor) is split into strings.
 spec!(PAD_LAYOUT, "pad_layout", "Pad Layout", choices &["One String", "Four Strings"], 0.0);
+// How notes become strings: each its own (poly), on an instrument's four strings tuned in
+// fifths, or one voice played legato.
+spec!(PLAY_MODE, "play_mode", "Play Mode", choices &["Poly", "Four Strings", "Mono Legato"], 0.0);
+// Whose strings: the equal-impedance Rosin design, real instrument sets, or the papers'.
+spec!(STRING_SET, "string_set", "Strings", choices &["Rosin", "Violin", "Viola", "Cello", "Double Bass", "Willemsen 2019", "Matusiak 2025"], 0.0);
+spec!(GLIDE_TIME, "glide_time", "Glide Time", " ms", 0.0, 1000.0, 60.0, Linear);
+spec!(PITCH_BEND_RANGE, "pitch_bend_range", "Pitch Bend Range", " st", 0.0, 48.0, 2.0, Linear);
+spec!(MPE, "mpe", "MPE", choices &["Off", "On"], 1.0);
+spec!(MPE_BEND_RANGE, "mpe_bend_range", "MPE Bend Range", " st", 0.0, 96.0, 48.0, Linear);
+spec!(VIBRATO_RATE, "vibrato_rate", "Vibrato Rate", " Hz", 2.0, 10.0, 5.5, Linear);
+spec!(VIBRATO_DEPTH, "vibrato_depth", "Vibrato Depth", " cents", 0.0, 100.0, 30.0, Linear);
+spec!(BODY, "body", "Body", choices &["Violin", "Viola", "Cello", "Double Bass"], 0.0);
+spec!(BODY_MIX, "body_mix", "Body Mix", " %", 0.0, 100.0, 60.0, Linear);
+spec!(SYMPATHETIC, "sympathetic", "Sympathetic Strings", " %", 0.0, 100.0, 50.0, Linear);
 
 /// Every control, in display order.
 pub const ALL: &[ControlSpec] = &[
@@ -119,6 +133,17 @@ pub const ALL: &[ControlSpec] = &[
     DRUM_BOW_X,
     DRUM_BOW_Y,
     PAD_LAYOUT,
+    PLAY_MODE,
+    STRING_SET,
+    GLIDE_TIME,
+    PITCH_BEND_RANGE,
+    MPE,
+    MPE_BEND_RANGE,
+    VIBRATO_RATE,
+    VIBRATO_DEPTH,
+    BODY,
+    BODY_MIX,
+    SYMPATHETIC,
 ];
 
 /// Looks a control up by its ID.
@@ -166,6 +191,49 @@ pub struct Controls {
     pub drum_bow_y: f64,
     /// How the pad is split: 0 one string, 1 four strings (G D A E).
     pub pad_layout: f64,
+    /// 0 poly, 1 four strings, 2 mono legato: see [`PlayMode`].
+    pub play_mode: f64,
+    /// Index into [`crate::physics::string_set::STRING_SETS`]; read when a string starts.
+    pub string_set: f64,
+    /// Portamento of a legato note, and the finger's slide on one string.
+    pub glide_time_ms: f64,
+    /// Pitch bend range of a plain MIDI channel and of an MPE zone's master channel.
+    pub pitch_bend_range_st: f64,
+    /// Whether MIDI channels are read as MPE zones (0 off, 1 on).
+    pub mpe: f64,
+    /// Pitch bend range of an MPE member channel.
+    pub mpe_bend_range_st: f64,
+    pub vibrato_rate_hz: f64,
+    /// The vibrato's depth at full mod wheel or note vibrato.
+    pub vibrato_depth_cents: f64,
+    /// Index into [`crate::physics::body::BODIES`].
+    pub body: f64,
+    /// How much of the output goes through the body (0: the dry bridge force).
+    pub body_mix_percent: f64,
+    /// How strongly a bowed string drives the others in the four-string mode.
+    pub sympathetic_percent: f64,
+}
+
+/// How notes are given to strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayMode {
+    /// Each note is its own string.
+    Poly,
+    /// An instrument's four strings: a note is fingered on the string a player would choose;
+    /// a note while another is held slides or crosses on the same bow stroke.
+    FourStrings,
+    /// One voice; a note while another is held glides to it without a new attack.
+    MonoLegato,
+}
+
+impl PlayMode {
+    pub fn from_control(value: f64) -> Self {
+        match value.round() as i64 {
+            1 => Self::FourStrings,
+            2 => Self::MonoLegato,
+            _ => Self::Poly,
+        }
+    }
 }
 
 impl Default for Controls {
@@ -205,6 +273,17 @@ impl Controls {
             drum_bow_x: get(&DRUM_BOW_X),
             drum_bow_y: get(&DRUM_BOW_Y),
             pad_layout: get(&PAD_LAYOUT),
+            play_mode: get(&PLAY_MODE),
+            string_set: get(&STRING_SET),
+            glide_time_ms: get(&GLIDE_TIME),
+            pitch_bend_range_st: get(&PITCH_BEND_RANGE),
+            mpe: get(&MPE),
+            mpe_bend_range_st: get(&MPE_BEND_RANGE),
+            vibrato_rate_hz: get(&VIBRATO_RATE),
+            vibrato_depth_cents: get(&VIBRATO_DEPTH),
+            body: get(&BODY),
+            body_mix_percent: get(&BODY_MIX),
+            sympathetic_percent: get(&SYMPATHETIC),
         }
     }
 
@@ -237,6 +316,17 @@ impl Controls {
             "drum_bow_x" => self.drum_bow_x,
             "drum_bow_y" => self.drum_bow_y,
             "pad_layout" => self.pad_layout,
+            "play_mode" => self.play_mode,
+            "string_set" => self.string_set,
+            "glide_time" => self.glide_time_ms,
+            "pitch_bend_range" => self.pitch_bend_range_st,
+            "mpe" => self.mpe,
+            "mpe_bend_range" => self.mpe_bend_range_st,
+            "vibrato_rate" => self.vibrato_rate_hz,
+            "vibrato_depth" => self.vibrato_depth_cents,
+            "body" => self.body,
+            "body_mix" => self.body_mix_percent,
+            "sympathetic" => self.sympathetic_percent,
             _ => return None,
         })
     }

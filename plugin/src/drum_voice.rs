@@ -18,6 +18,7 @@
 //! (no per-string Schelleng mapping: one membrane, the paper's ranges).
 
 use crate::controls::Controls;
+use crate::expression::NoteExpression;
 use crate::dsp::dc_blocker::DcBlocker;
 use crate::dsp::ramp::LinearRamp;
 use crate::envelope::{BowEnvelope, Phase, SilenceDetector};
@@ -56,6 +57,8 @@ pub struct DrumVoice {
     envelope: BowEnvelope,
     silence: SilenceDetector,
     pub note: NoteId,
+    /// The note's own expressions (note expressions, poly modulation), cleared at note-on.
+    pub expression: NoteExpression,
     pub age: u64,
     velocity: f64,
     /// Per quality: the grid's intervals and its (0,1) eigenvalue, computed once.
@@ -112,6 +115,7 @@ impl DrumVoice {
             envelope: BowEnvelope::default(),
             silence: SilenceDetector::new(sample_rate_hz),
             note: NoteId { channel: 0, note: 60, voice_id: None },
+            expression: NoteExpression::default(),
             age: 0,
             velocity: 1.0,
             grids,
@@ -172,6 +176,7 @@ impl DrumVoice {
 
     /// Starts a note on a drum at rest, on the grid the quality control asks for.
     pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls) {
+        self.expression = NoteExpression::default();
         let quality = quality_from(controls.drum_quality);
         let design = *self.drum.design();
         self.drum.configure(design, self.grids[quality as usize].0, self.tube_intervals, self.sample_rate_hz, 0x2545_F491_4F6C_DD1D ^ age);

@@ -44,6 +44,20 @@ impl BowEnvelope {
         self.set_release(release_ms, sample_rate_hz);
     }
 
+    /// Puts the bow down on this string in the middle of a stroke (a string crossing), with
+    /// no attack of its own: the pressure comes in over `crossing_ms` and the bow's grip on
+    /// the string over twice that. A bow arriving at full speed on a string at rest starts
+    /// in double slipping; force first, then speed, is the order Guettler's diagram needs for
+    /// Helmholtz motion from the start.
+    pub fn start_crossing(&mut self, crossing_ms: f64, release_ms: f64, sample_rate_hz: f64) {
+        self.phase = Phase::Bowing;
+        self.pressure = 0.0;
+        self.speed = 0.0;
+        self.pressure_step = 1.0 / (crossing_ms * 1e-3 * sample_rate_hz).max(1.0);
+        self.speed_step = 0.5 * self.pressure_step;
+        self.set_release(release_ms, sample_rate_hz);
+    }
+
     pub fn set_release(&mut self, release_ms: f64, sample_rate_hz: f64) {
         self.release_step = 1.0 / (release_ms * 1e-3 * sample_rate_hz).max(1.0);
     }
@@ -56,6 +70,15 @@ impl BowEnvelope {
     pub fn release(&mut self) {
         if self.phase == Phase::Bowing {
             self.phase = Phase::Releasing;
+        }
+    }
+
+    /// Lifts the bow at once: the body rings on its own.
+    pub fn release_now(&mut self) {
+        if self.phase != Phase::Free {
+            self.phase = Phase::Ringing;
+            self.pressure = 0.0;
+            self.speed = 0.0;
         }
     }
 

@@ -18,7 +18,11 @@ pub mod envelope;
 pub mod voice;
 pub mod view;
 pub mod voices;
+pub mod expression;
+pub mod play_modes;
 pub mod params;
+pub mod state;
+pub mod presets;
 pub mod plugin;
 
 nice_plug::nice_export_clap!(plugin::Rosin);

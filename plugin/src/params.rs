@@ -62,6 +62,31 @@ pub struct RosinParams {
     pub drum_bow_y: FloatParam,
     #[id = "pad_layout"]
     pub pad_layout: IntParam,
+    /// The version of the saved state's layout ([`crate::state`]); saved with every project.
+    #[persist = "state_version"]
+    pub state_version: Arc<std::sync::atomic::AtomicU32>,
+    #[id = "play_mode"]
+    pub play_mode: IntParam,
+    #[id = "string_set"]
+    pub string_set: IntParam,
+    #[id = "glide_time"]
+    pub glide_time: FloatParam,
+    #[id = "pitch_bend_range"]
+    pub pitch_bend_range: FloatParam,
+    #[id = "mpe"]
+    pub mpe: IntParam,
+    #[id = "mpe_bend_range"]
+    pub mpe_bend_range: FloatParam,
+    #[id = "vibrato_rate"]
+    pub vibrato_rate: FloatParam,
+    #[id = "vibrato_depth"]
+    pub vibrato_depth: FloatParam,
+    #[id = "body"]
+    pub body: IntParam,
+    #[id = "body_mix"]
+    pub body_mix: FloatParam,
+    #[id = "sympathetic"]
+    pub sympathetic: FloatParam,
 }
 
 /// Starting values that replace the specs' defaults for this process: set once by
@@ -119,9 +144,9 @@ fn param(spec: &ControlSpec) -> FloatParam {
 impl Default for RosinParams {
     fn default() -> Self {
         Self {
-            bow_force: param(&controls::BOW_FORCE),
-            bow_velocity: param(&controls::BOW_VELOCITY),
-            bow_position: param(&controls::BOW_POSITION),
+            bow_force: param(&controls::BOW_FORCE).with_poly_modulation_id(0),
+            bow_velocity: param(&controls::BOW_VELOCITY).with_poly_modulation_id(1),
+            bow_position: param(&controls::BOW_POSITION).with_poly_modulation_id(2),
             noise: param(&controls::NOISE),
             damping: param(&controls::DAMPING),
             output_gain: param(&controls::OUTPUT_GAIN),
@@ -145,6 +170,18 @@ impl Default for RosinParams {
             drum_bow_x: param(&controls::DRUM_BOW_X),
             drum_bow_y: param(&controls::DRUM_BOW_Y),
             pad_layout: choice(&controls::PAD_LAYOUT),
+            state_version: Arc::new(std::sync::atomic::AtomicU32::new(crate::state::STATE_VERSION)),
+            play_mode: choice(&controls::PLAY_MODE),
+            string_set: choice(&controls::STRING_SET),
+            glide_time: param(&controls::GLIDE_TIME),
+            pitch_bend_range: param(&controls::PITCH_BEND_RANGE),
+            mpe: choice(&controls::MPE),
+            mpe_bend_range: param(&controls::MPE_BEND_RANGE),
+            vibrato_rate: param(&controls::VIBRATO_RATE),
+            vibrato_depth: param(&controls::VIBRATO_DEPTH),
+            body: choice(&controls::BODY),
+            body_mix: param(&controls::BODY_MIX),
+            sympathetic: param(&controls::SYMPATHETIC),
         }
     }
 }
@@ -180,6 +217,17 @@ impl RosinParams {
             "drum_bow_x" => Float(&self.drum_bow_x),
             "drum_bow_y" => Float(&self.drum_bow_y),
             "pad_layout" => Int(&self.pad_layout),
+            "play_mode" => Int(&self.play_mode),
+            "string_set" => Int(&self.string_set),
+            "glide_time" => Float(&self.glide_time),
+            "pitch_bend_range" => Float(&self.pitch_bend_range),
+            "mpe" => Int(&self.mpe),
+            "mpe_bend_range" => Float(&self.mpe_bend_range),
+            "vibrato_rate" => Float(&self.vibrato_rate),
+            "vibrato_depth" => Float(&self.vibrato_depth),
+            "body" => Int(&self.body),
+            "body_mix" => Float(&self.body_mix),
+            "sympathetic" => Float(&self.sympathetic),
             _ => return None,
         })
     }

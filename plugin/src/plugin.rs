@@ -6,19 +6,18 @@ use std::sync::Arc;
 
 use nice_plug::prelude::*;
 use nice_plug::midi::{Channel, Key, VoiceID};
-use nice_plug::plugin::ParamValue;
 
 use crate::controller::bus::GestureBus;
 use crate::controller::gesture::{PadLayout, PAD_CHANNEL};
 use crate::controller::sensel::{PadSettings, ReaderConfig, SenselReader};
 use crate::editor::logic::HostGesture;
 use crate::editor::{self, EditorLinks};
-use crate::controls;
 use crate::params::RosinParams;
 use crate::view::snapshot::{self, ViewSnapshot, VIEW_RATE_HZ};
 use crate::view::triple_buffer::{triple_buffer, TripleReader, TripleWriter};
 use crate::voice::NoteId;
-use crate::voices::{self, Engine, NotePattern};
+use crate::expression::ExpressionKind;
+use crate::voices::{self, Engine, NotePattern, MAX_VOICES};
 
 /// Sample rates the plugin accepts. Rosin is tested from 22.05 to 192 kHz.
 pub const MIN_SAMPLE_RATE_HZ: f32 = 8_000.0;
@@ -39,6 +38,8 @@ pub struct Rosin {
     editor_state: Arc<nice_plug_egui::EguiEditorState>,
     repaint: nice_plug_egui::RepaintNotifier,
     gui_context: Arc<std::sync::Mutex<Option<nice_plug::context::gui::GuiContext>>>,
+    /// The voice capacity last reported to the host (CLAP voice info).
+    voice_capacity: usize,
     /// Dropped last of all (fields drop in order), which stops and joins its thread.
     sensel: SenselReader,
 }
@@ -65,6 +66,7 @@ impl Default for Rosin {
             editor_state: nice_plug_egui::EguiEditorState::from_size(nice_plug::editor::dpi::LogicalSize::new(editor::DEFAULT_SIZE.0, editor::DEFAULT_SIZE.1), 1.0),
             repaint: nice_plug_egui::RepaintNotifier::new(),
             gui_context: Arc::new(std::sync::Mutex::new(None)),
+            voice_capacity: MAX_VOICES,
             sensel,
         }
     }
@@ -73,6 +75,11 @@ impl Default for Rosin {
 impl Rosin {
     fn handle(&mut self, event: NoteEvent<()>) {
         let pattern = |channel: Channel, key: Key, voice_id: VoiceID| NotePattern { channel: channel.number(), note: key.number(), voice_id: voice_id.id() };
+        let expression = |voice_id: VoiceID, channel: Channel, key: Key, kind: ExpressionKind, value: f32| voices::NoteEvent::Expression {
+            pattern: pattern(channel, key, voice_id),
+            kind,
+            value: value as f64,
+        };
         let engine_event = match event {
             NoteEvent::NoteOn { voice_id, channel, key, velocity, .. } => {
                 let note = NoteId { channel: channel.number().unwrap_or(0), note: key.number_or_middle_c(), voice_id: voice_id.id() };
@@ -80,8 +87,20 @@ impl Rosin {
             }
             NoteEvent::NoteOff { voice_id, channel, key, .. } => voices::NoteEvent::NoteOff { pattern: pattern(channel, key, voice_id) },
             NoteEvent::Choke { voice_id, channel, key, .. } => voices::NoteEvent::Choke { pattern: pattern(channel, key, voice_id) },
-            // All notes off (123) and all sound off (120).
-            NoteEvent::MidiCC { cc: 120 | 123, .. } => voices::NoteEvent::AllNotesOff,
+            // CLAP and VST3 note expressions; MIDI poly aftertouch arrives as PolyPressure too.
+            NoteEvent::PolyPressure { voice_id, channel, key, pressure, .. } => expression(voice_id, channel, key, ExpressionKind::Pressure, pressure),
+            NoteEvent::PolyTuning { voice_id, channel, key, tuning, .. } => expression(voice_id, channel, key, ExpressionKind::Tuning, tuning),
+            NoteEvent::PolyVibrato { voice_id, channel, key, vibrato, .. } => expression(voice_id, channel, key, ExpressionKind::Vibrato, vibrato),
+            NoteEvent::PolyExpression { voice_id, channel, key, expression: value, .. } => expression(voice_id, channel, key, ExpressionKind::Expression, value),
+            NoteEvent::PolyBrightness { voice_id, channel, key, brightness, .. } => expression(voice_id, channel, key, ExpressionKind::Brightness, brightness),
+            NoteEvent::PolyModulation { voice_id, poly_modulation_id, normalized_offset, .. } => voices::NoteEvent::PolyModulation {
+                voice_id,
+                index: poly_modulation_id as usize,
+                normalized_offset: normalized_offset as f64,
+            },
+            NoteEvent::MidiPitchBend { channel, value, .. } => voices::NoteEvent::PitchBend { channel, value: value as f64 },
+            NoteEvent::MidiChannelPressure { channel, pressure, .. } => voices::NoteEvent::ChannelPressure { channel, value: pressure as f64 },
+            NoteEvent::MidiCC { channel, cc, value, .. } => voices::NoteEvent::ControlChange { channel, cc, value: value as f64 },
             _ => return,
         };
         self.engine.handle_event(&engine_event);
@@ -159,28 +178,14 @@ impl Plugin for Rosin {
         editor::create(links, self.editor_state.clone(), self.repaint.clone(), executor)
     }
 
-    /// Sanitises a loaded state before it is applied: values are clamped into their ranges
-    /// and non-finite ones fall back to the default, so a hand-edited or damaged project
-    /// can never put an impossible control into the voices. A control the state does not
-    /// hold (a project saved before the control existed) gets its default: without this,
-    /// it would keep whatever the instance had before the load.
+    /// Migrates a loaded state from the version it was saved with and sanitises it before it
+    /// is applied (see [`crate::state`]): a project from an older Rosin sounds as it did, and
+    /// a hand-edited or damaged one can never put an impossible control into the voices.
     fn filter_state(state: &mut PluginState) {
-        for spec in controls::ALL {
-            state.params.entry(spec.id.to_string()).or_insert_with(|| match spec.taper {
-                controls::Taper::Choice(_) => ParamValue::I32(spec.default as i32),
-                _ => ParamValue::F32(spec.default as f32),
-            });
-        }
-        for (id, value) in state.params.iter_mut() {
-            match (controls::find(id), value) {
-                (Some(spec), ParamValue::F32(v)) => *v = spec.clamp(*v as f64) as f32,
-                (Some(spec), ParamValue::I32(v)) => *v = spec.clamp(*v as f64) as i32,
-                _ => {}
-            }
-        }
+        crate::state::migrate(&mut state.params, &mut state.fields);
     }
 
-    fn activate(&mut self, _layout: &AudioIOLayout, config: &BufferConfig, _context: &mut impl ActivateContext<Self>) -> bool {
+    fn activate(&mut self, _layout: &AudioIOLayout, config: &BufferConfig, context: &mut impl ActivateContext<Self>) -> bool {
         if !(MIN_SAMPLE_RATE_HZ..=MAX_SAMPLE_RATE_HZ).contains(&config.sample_rate) {
             nice_error!(
                 "Rosin supports sample rates from {} to {} Hz; the host asked for {} Hz",
@@ -193,6 +198,8 @@ impl Plugin for Rosin {
         self.engine = Engine::new(config.sample_rate as f64);
         self.mono = vec![0.0; (config.max_buffer_size as usize).clamp(1, 1 << 16)];
         self.engine.set_controls(&self.params.controls());
+        self.voice_capacity = self.engine.voice_capacity();
+        context.set_current_voice_capacity(self.voice_capacity as u32);
         true
     }
 
@@ -204,6 +211,10 @@ impl Plugin for Rosin {
         // With sample-accurate automation the host's block is split at every parameter
         // change, so reading the values once per call is exact.
         self.engine.set_controls(&self.params.controls());
+        if self.engine.voice_capacity() != self.voice_capacity {
+            self.voice_capacity = self.engine.voice_capacity();
+            context.set_current_voice_capacity(self.voice_capacity as u32);
+        }
         let samples = buffer.samples();
         let mut next_event = context.next_event();
         let mut start = 0;
@@ -243,6 +254,12 @@ impl ClapPlugin for Rosin {
     const CLAP_MANUAL_URL: Option<&'static str> = None;
     const CLAP_SUPPORT_URL: Option<&'static str> = None;
     const CLAP_FEATURES: &'static [ClapFeature] = &[ClapFeature::Instrument, ClapFeature::Synthesizer, ClapFeature::Stereo];
+    /// Bow force, velocity and position can be modulated per voice; hosts may stack voices on
+    /// one key (every voice is matched by its note ID first).
+    const CLAP_POLY_MODULATION_CONFIG: Option<PolyModulationConfig> = Some(PolyModulationConfig {
+        max_voice_capacity: MAX_VOICES as u32,
+        supports_overlapping_voices: true,
+    });
 }
 
 impl Vst3Plugin for Rosin {

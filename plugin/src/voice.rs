@@ -1,8 +1,24 @@
 //! One string voice: a bowed string tuned to a MIDI note, with the bow's envelope (press,
 //! accelerate, lift), per-sample control ramps, oversampling for high notes, silence
 //! detection and recovery from a diverged state.
+//!
+//! **Pitch while a note sounds** (bend, note tuning, vibrato, glides, a fingered note) is
+//! played the way a string player plays it, never by re-building the grid:
+//! - above the open string, the stopping finger shortens the vibrating length
+//!   (`f = f_open / (1 - x_f / L)`). The wave speed, and with it the scheme's stability
+//!   condition `h >= c k`, is untouched, so any upward bend is stable;
+//! - below it, the wave speed is lowered (a slackened string). A lower `c` only loosens the
+//!   stability condition.
+//!
+//! Sizing the grid for the highest reachable pitch instead would cost the whole bend range in
+//! grid resolution: with MPE's +-48 semitones, a sixteenth of the nodes, or sixteen times
+//! oversampling for every note. The finger costs nothing until it is used; its limit is
+//! resolution: it stops no closer than [`MIN_STOPPED_INTERVALS`] to the bridge, which on the
+//! coarsest grids (32 intervals) is 1.4 octaves above the open string, and more on finer
+//! ones. The intonation loop then keeps the bowed pitch on the note.
 
 use crate::controls::Controls;
+use crate::expression::NoteExpression;
 pub use crate::envelope::Phase;
 use crate::envelope::{BowEnvelope, SilenceDetector};
 use crate::dsp::dc_blocker::DcBlocker;
@@ -11,7 +27,8 @@ use crate::dsp::ramp::LinearRamp;
 use crate::physics::bowed_string::{BowedString, BowingControls};
 use crate::physics::friction::ElastoPlasticParams;
 use crate::physics::intonation::Intonation;
-use crate::physics::note_string::{losses_for, NoteStringDesign, REFERENCE_IMPEDANCE_KG_PER_S, REFERENCE_WAVE_SPEED_MPS};
+use crate::physics::string_set::string_set;
+use crate::physics::note_string::{NoteStringDesign, REFERENCE_WAVE_SPEED_MPS};
 use crate::physics::tuning::midi_key_to_hz;
 
 /// The most grid intervals a voice's string can have (the lowest note at 192 kHz needs
@@ -27,6 +44,15 @@ pub const CONTROL_RAMP_S: f64 = 0.010;
 pub const OUTPUT_SCALE: f64 = 0.7;
 /// A string displacement beyond this (metres) means the simulation has diverged.
 const DIVERGED_DISPLACEMENT_M: f64 = 0.05;
+/// The finger stops the string no closer to the bridge than this many grid intervals, so the
+/// bow keeps room and Helmholtz motion stays resolved.
+pub const MIN_STOPPED_INTERVALS: f64 = 12.0;
+/// The lowest a note may be bent below its open string: four octaves (MPE's full range).
+const MIN_WAVE_SPEED_RATIO: f64 = 1.0 / 16.0;
+/// Pitch-bend and tuning messages arrive in steps; each is smoothed over this long.
+pub const PITCH_SMOOTHING_S: f64 = 0.005;
+/// A string crossing brings the bow's pressure in over this long (no new attack).
+const CROSSING_MS: f64 = 15.0;
 
 /// Which note a voice plays, for matching note-offs and reporting terminations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +69,8 @@ pub struct StringVoice {
     sample_rate_hz: f64,
     envelope: BowEnvelope,
     pub note: NoteId,
+    /// The note's own expressions (note expressions, poly modulation), cleared at note-on.
+    pub expression: NoteExpression,
     /// Note-on order; the smallest is the oldest.
     pub age: u64,
     velocity: f64,
@@ -71,6 +99,28 @@ pub struct StringVoice {
     last_output: f64,
     applied: BowingControls,
     recoveries: u64,
+    /// The open string's key; pitch offsets are measured from it (semitones).
+    open_key: f64,
+    /// The fingered note above the open string (semitones), gliding on legato.
+    fingered_st: LinearRamp,
+    /// Bend and note tuning (semitones), smoothed.
+    bend_st: LinearRamp,
+    vibrato_depth_st: LinearRamp,
+    vibrato_phase_rad: f64,
+    vibrato_step_rad: f64,
+    /// The finger control's fraction of the length, folded into the pitch.
+    pitch_ratio: f64,
+    /// The pitch offset of the last sample, vibrato included (semitones from the open key,
+    /// before the finger control).
+    last_offset_st: f64,
+    /// The string's wave impedance `Z = rho A c`: the bridge force over it is a velocity.
+    impedance_kg_per_s: f64,
+    design: NoteStringDesign,
+    /// Kept sounding (never freed on silence): a string of the four-string instrument.
+    keep_alive: bool,
+    /// How many times the bow was put down from rest (a legato change does not count).
+    attacks: u64,
+    drive_n: f64,
 }
 
 impl StringVoice {
@@ -86,6 +136,7 @@ impl StringVoice {
             sample_rate_hz,
             envelope: BowEnvelope::default(),
             note: NoteId { channel: 0, note: 69, voice_id: None },
+            expression: NoteExpression::default(),
             age: 0,
             velocity: 1.0,
             force: ramp(c.bow_force_n),
@@ -108,6 +159,19 @@ impl StringVoice {
             last_output: 0.0,
             applied: BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: c.bow_position, finger_position_m: None },
             recoveries: 0,
+            open_key: 69.0,
+            fingered_st: LinearRamp::new(0.0, 1),
+            bend_st: LinearRamp::new(0.0, LinearRamp::samples_for(PITCH_SMOOTHING_S, sample_rate_hz)),
+            vibrato_depth_st: ramp(0.0),
+            vibrato_phase_rad: 0.0,
+            vibrato_step_rad: 0.0,
+            pitch_ratio: 1.0,
+            last_offset_st: 0.0,
+            impedance_kg_per_s: NoteStringDesign::default().impedance_kg_per_s,
+            design: NoteStringDesign::default(),
+            keep_alive: false,
+            attacks: 0,
+            drive_n: 0.0,
         }
     }
 
@@ -141,7 +205,8 @@ impl StringVoice {
         &self.intonation
     }
 
-    /// The bowing controls applied at the last sample, after ramps and envelopes.
+    /// The bowing controls applied at the last sample, after ramps and envelopes. The finger
+    /// is where the string sounds stopped (see [`crate::physics::string::StiffString::finger_for_stop_m`]).
     pub fn applied_controls(&self) -> &BowingControls {
         &self.applied
     }
@@ -156,21 +221,67 @@ impl StringVoice {
         self.recoveries
     }
 
-    /// Starts a note: tunes a fresh string to it and puts the bow down.
+    /// Starts a note: tunes a fresh string to it (from the string set the controls name)
+    /// and puts the bow down.
     pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls) {
-        let frequency_hz = midi_key_to_hz(note.note as f64);
-        let design = NoteStringDesign { inharmonicity: controls.string_stiffness, damping_scale: controls.damping_scale, ..NoteStringDesign::default() };
+        self.expression = NoteExpression::default();
+        let key = note.note as f64;
+        let design = string_set(controls.string_set).note_design(key, controls.string_stiffness, controls.damping_scale);
+        self.age = age;
+        self.tune(key, design);
+        self.note = note;
+        self.velocity = velocity.clamp(0.0, 1.0);
+        self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
+        self.attacks += 1;
+        self.snap_controls(controls);
+    }
+
+    /// Tunes a fresh string at rest to `open_key` with `design`, with no bow on it, kept
+    /// sounding so that it can ring in sympathy: an open string of the four-string
+    /// instrument.
+    pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls) {
+        self.age = age;
+        self.tune(open_key, design);
+        self.note = note;
+        self.velocity = 1.0;
+        self.envelope.start(1.0, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
+        self.envelope.release_now();
+        self.keep_alive = true;
+        self.snap_controls(controls);
+    }
+
+    /// Puts the bow down on a string that is already sounding (four-string mode): from rest
+    /// with a full attack, or mid-stroke (`legato`) with only the pressure coming in.
+    pub fn bow(&mut self, velocity: f64, legato: bool, controls: &Controls) {
+        self.velocity = velocity.clamp(0.0, 1.0);
+        if legato {
+            self.envelope.start_crossing(CROSSING_MS, controls.bow_release_ms, self.sample_rate_hz);
+        } else {
+            self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
+            self.attacks += 1;
+        }
+    }
+
+    fn tune(&mut self, key: f64, design: NoteStringDesign) {
+        let frequency_hz = midi_key_to_hz(key);
         let mut factor = 1;
         let (mut grid, mut material) = design.build(frequency_hz, self.sample_rate_hz, MAX_INTERVALS);
         while grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR {
             factor *= 2;
             (grid, material) = design.build(frequency_hz, self.sample_rate_hz * factor as f64, MAX_INTERVALS);
         }
-        self.stiffness_scale = (design.nominal_wave_speed_mps(frequency_hz) / REFERENCE_WAVE_SPEED_MPS).max(1.0);
+        let nominal_c = design.nominal_wave_speed_mps(frequency_hz);
+        // The bristles are as stiff relative to the string's tension as on the reference
+        // string, never softer than the control says.
+        let tension_ratio = design.impedance_kg_per_s * nominal_c / (NoteStringDesign::default().impedance_kg_per_s * REFERENCE_WAVE_SPEED_MPS);
+        self.stiffness_scale = tension_ratio.max(1.0);
         // The noise sequence depends only on the note's order, so a reset replays exactly.
-        self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ age);
+        self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ self.age);
         self.tuned_wave_speed_mps = grid.wave_speed_mps;
-        self.nominal_wave_speed_mps = design.nominal_wave_speed_mps(frequency_hz);
+        self.nominal_wave_speed_mps = nominal_c;
+        self.impedance_kg_per_s = design.impedance_kg_per_s;
+        self.design = design;
+        self.open_key = key;
         self.open_period_samples = self.sample_rate_hz * factor as f64 / frequency_hz;
         self.intonation = Intonation::new(self.open_period_samples);
         if self.decimator.factor() != factor {
@@ -179,13 +290,75 @@ impl StringVoice {
             self.decimator.reset();
         }
         self.dc_blocker.reset();
-        self.note = note;
-        self.age = age;
-        self.velocity = velocity.clamp(0.0, 1.0);
-        self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
-        self.snap_controls(controls);
+        self.fingered_st.snap(0.0);
+        self.bend_st.snap(0.0);
+        self.vibrato_depth_st.snap(0.0);
+        self.vibrato_phase_rad = 0.0;
+        self.keep_alive = false;
+        self.drive_n = 0.0;
         self.silence.reset();
         self.last_output = 0.0;
+    }
+
+    /// The open string's key.
+    pub fn open_key(&self) -> f64 {
+        self.open_key
+    }
+
+    /// Fingers `semitones` above the open string, sliding there over `glide_s` (0: at once).
+    pub fn finger_note(&mut self, semitones: f64, glide_s: f64) {
+        let samples = (glide_s * self.sample_rate_hz).round() as u32;
+        if samples == 0 {
+            self.fingered_st.snap(semitones);
+        } else {
+            self.fingered_st.glide_to(semitones, samples);
+        }
+    }
+
+    /// The fingered offset's target (semitones above the open string).
+    pub fn fingered_semitones(&self) -> f64 {
+        self.fingered_st.target()
+    }
+
+    /// Bend plus note tuning (semitones), smoothed over [`PITCH_SMOOTHING_S`].
+    pub fn set_bend(&mut self, semitones: f64) {
+        self.bend_st.set_target(if semitones.is_finite() { semitones.clamp(-48.0, 48.0) } else { 0.0 });
+    }
+
+    /// Vibrato of `depth_cents` (peak) at `rate_hz`.
+    pub fn set_vibrato(&mut self, depth_cents: f64, rate_hz: f64) {
+        self.vibrato_depth_st.set_target((depth_cents / 100.0).clamp(0.0, 2.0));
+        self.vibrato_step_rad = std::f64::consts::TAU * rate_hz.clamp(0.0, 20.0) / self.sample_rate_hz;
+    }
+
+    /// A force reaching this string through the bridge for the next sample (N).
+    pub fn drive(&mut self, force_n: f64) {
+        self.drive_n = if force_n.is_finite() { force_n } else { 0.0 };
+    }
+
+    /// The string's last force on the bridge (N), before any output scaling.
+    pub fn bridge_force_n(&self) -> f64 {
+        self.decimator.output()
+    }
+
+    /// How many times the bow was put down from rest on this voice.
+    pub fn attacks(&self) -> u64 {
+        self.attacks
+    }
+
+    /// The pitch the voice aims at now, as a MIDI key (open key, finger, bend, no vibrato).
+    pub fn target_key(&self) -> f64 {
+        self.open_key + self.fingered_st.value() + self.bend_st.value() + 12.0 * self.pitch_ratio.log2()
+    }
+
+    /// The key sounding at the last sample, vibrato included.
+    pub fn sounding_key(&self) -> f64 {
+        self.open_key + self.last_offset_st + 12.0 * self.pitch_ratio.log2()
+    }
+
+    /// The string's wave impedance (kg/s).
+    pub fn impedance_kg_per_s(&self) -> f64 {
+        self.impedance_kg_per_s
     }
 
     fn snap_controls(&mut self, c: &Controls) {
@@ -200,6 +373,8 @@ impl StringVoice {
         self.dynamic_friction.snap(c.dynamic_friction);
         self.stribeck.snap(c.stribeck_velocity_mps);
         self.intonation_strength.snap(c.intonation_percent / 100.0);
+        self.silence.reset();
+        self.last_output = 0.0;
     }
 
     /// New control targets; each ramps there over [`CONTROL_RAMP_S`].
@@ -233,6 +408,7 @@ impl StringVoice {
 
     /// Silences and frees the voice at once.
     pub fn kill(&mut self) {
+        self.keep_alive = false;
         self.envelope.free();
         self.bowed.string.reset();
         self.decimator.reset();
@@ -252,7 +428,7 @@ impl StringVoice {
         // Losses follow the note's nominal wave speed, exactly as the grid was designed for,
         // never the intonation-corrected one, so the stability margin for the largest
         // damping holds.
-        let (sigma0, sigma1) = losses_for(self.nominal_wave_speed_mps, damping);
+        let (sigma0, sigma1) = self.design.losses_at(self.nominal_wave_speed_mps, damping);
         self.bowed.string.set_losses(sigma0, sigma1);
 
         let friction = &mut self.bowed.bow.friction;
@@ -265,24 +441,29 @@ impl StringVoice {
         friction.noise_per_normal_force = self.noise.next();
 
         let force = self.force.next() * self.envelope.pressure() * (0.6 + 0.4 * self.velocity);
-        let finger = self.finger.next();
+        let (finger_fraction, speed_ratio) = self.next_pitch(grid.intervals as f64);
         let controls = BowingControls {
             normal_force_n: force,
             bow_velocity_mps: self.bow_velocity.next() * self.envelope.speed(),
             bow_position: self.position.next(),
-            finger_position_m: (finger > 0.0).then(|| finger * grid.length_m),
+            finger_position_m: (finger_fraction > 0.0).then_some(finger_fraction * grid.length_m),
         };
+        // The string gets eq. 23's finger placed so that it sounds stopped where asked.
+        let on_string = BowingControls { finger_position_m: controls.finger_position_m.map(|x| self.bowed.string.finger_for_stop_m(x)), ..controls };
         let strength = self.intonation_strength.next();
-        // A stopped string's period is shorter in proportion to its vibrating length.
-        self.intonation.set_target_period(self.open_period_samples * (1.0 - finger));
+        // A stopped string's period is shorter in proportion to its vibrating length; a
+        // slackened one longer in proportion to its wave speed.
+        self.intonation.set_target_period(self.open_period_samples * (1.0 - finger_fraction) / speed_ratio);
+        let drive = if self.envelope.phase() == Phase::Bowing { 0.0 } else { self.drive_n };
+        self.drive_n = 0.0;
         for _ in 0..self.decimator.factor() {
-            let bridge_force = self.bowed.tick(&controls);
+            let bridge_force = self.bowed.tick_driven(&on_string, drive);
             self.decimator.push(bridge_force);
             self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
         }
-        self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * self.intonation.correction());
+        self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * self.intonation.correction());
         self.applied = controls;
-        let output = self.dc_blocker.process(self.decimator.output()) / REFERENCE_IMPEDANCE_KG_PER_S * OUTPUT_SCALE;
+        let output = self.dc_blocker.process(self.decimator.output()) / self.impedance_kg_per_s * OUTPUT_SCALE;
         if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M)) {
             // A diverged voice is silenced and freed; the host never sees the NaN.
             self.recoveries += 1;
@@ -294,8 +475,34 @@ impl StringVoice {
         output
     }
 
+    /// Advances the pitch controls one sample and splits the pitch into a stopping finger
+    /// (up) and a wave-speed ratio (down): `(finger fraction of the length, c ratio)`.
+    #[inline]
+    fn next_pitch(&mut self, intervals: f64) -> (f64, f64) {
+        let finger_control = self.finger.next();
+        let depth = self.vibrato_depth_st.next();
+        let mut semitones = self.fingered_st.next() + self.bend_st.next();
+        if depth > 0.0 {
+            self.vibrato_phase_rad += self.vibrato_step_rad;
+            if self.vibrato_phase_rad > std::f64::consts::TAU {
+                self.vibrato_phase_rad -= std::f64::consts::TAU;
+            }
+            semitones += depth * self.vibrato_phase_rad.sin();
+        }
+        self.last_offset_st = semitones;
+        // The finger control stops the string on its own; the pitch offsets act on top.
+        let ratio = (semitones / 12.0).exp2() / (1.0 - finger_control);
+        self.pitch_ratio = 1.0 / (1.0 - finger_control);
+        if ratio >= 1.0 {
+            let max_fraction = 1.0 - MIN_STOPPED_INTERVALS / intervals;
+            ((1.0 - 1.0 / ratio).min(max_fraction).max(0.0), 1.0)
+        } else {
+            (0.0, ratio.max(MIN_WAVE_SPEED_RATIO))
+        }
+    }
+
     fn track_silence(&mut self, output: f64) {
-        if self.silence.observe(output) && self.phase() == Phase::Ringing {
+        if self.silence.observe(output) && self.phase() == Phase::Ringing && !self.keep_alive {
             self.kill();
         }
     }

@@ -7,6 +7,10 @@ use crate::controls::Controls;
 use crate::drum_voice::DrumVoice;
 use crate::dsp::ramp::LinearRamp;
 use crate::physics::newton::IterationStats;
+use crate::controls::PlayMode;
+use crate::expression::{shape, ChannelAction, ExpressionKind, MidiExpression, NoteExpression, ShapedVoice, MIDI_CHANNELS};
+use crate::physics::body::{BodyResonator, BODIES};
+use crate::play_modes::{LegatoState, STRINGS};
 use crate::voice::{NoteId, StringVoice, CONTROL_RAMP_S};
 
 /// How many string voices sound at once.
@@ -53,14 +57,36 @@ pub enum NoteEvent {
     Choke { pattern: NotePattern },
     /// Releases every held note (MIDI all-notes-off).
     AllNotesOff,
+    /// A per-note expression: a CLAP or VST3 note expression, or MIDI poly aftertouch.
+    Expression { pattern: NotePattern, kind: ExpressionKind, value: f64 },
+    /// CLAP polyphonic modulation of [`crate::expression::POLY_MODULATED`]`[index]` on the voice with this ID,
+    /// normalised as the host sends it.
+    PolyModulation { voice_id: i32, index: usize, normalized_offset: f64 },
+    /// MIDI pitch bend in [0, 1], centred at 0.5.
+    PitchBend { channel: u8, value: f64 },
+    /// MIDI channel pressure in [0, 1].
+    ChannelPressure { channel: u8, value: f64 },
+    /// A MIDI control change, its value in [0, 1].
+    ControlChange { channel: u8, cc: u8, value: f64 },
 }
 
+/// How many held-back note-offs the sustain pedal remembers; past that, notes release.
+const SUSTAINED_NOTES: usize = 64;
+
 pub struct Engine {
-    voices: Vec<StringVoice>,
+    pub(crate) voices: Vec<StringVoice>,
     drums: Vec<DrumVoice>,
     sample_rate_hz: f64,
     /// The host's controls, before gestures override them.
-    controls: Controls,
+    pub(crate) controls: Controls,
+    /// MIDI channel state and MPE zones.
+    midi: MidiExpression,
+    pub(crate) legato: LegatoState,
+    /// Note-offs the sustain pedal holds back.
+    sustained: [Option<NotePattern>; SUSTAINED_NOTES],
+    body: BodyResonator,
+    body_index: usize,
+    body_mix: LinearRamp,
     gestures: GestureFrame,
     /// Whether each lane's bow was down at the last [`Engine::set_gestures`].
     pad_down: [bool; LANES],
@@ -92,6 +118,16 @@ impl Engine {
             },
             sample_rate_hz,
             controls,
+            midi: MidiExpression::default(),
+            legato: LegatoState::default(),
+            sustained: [None; SUSTAINED_NOTES],
+            body: {
+                let mut body = BodyResonator::new(sample_rate_hz);
+                body.set_model(BODIES[0]);
+                body
+            },
+            body_index: 0,
+            body_mix: LinearRamp::new(controls.body_mix_percent / 100.0, LinearRamp::samples_for(CONTROL_RAMP_S, sample_rate_hz)),
             gestures: [LaneGesture::default(); LANES],
             pad_down: [false; LANES],
             next_age: 0,
@@ -123,6 +159,12 @@ impl Engine {
         self.declick_value = 0.0;
         self.declick_step = 0.0;
         self.terminated_count = 0;
+        self.midi.reset();
+        self.sustained = [None; SUSTAINED_NOTES];
+        self.legato = LegatoState::default();
+        self.body.reset();
+        self.body_mix.snap(self.controls.body_mix_percent / 100.0);
+        self.configure_mode();
     }
 
     /// The host's controls (before gestures override them).
@@ -133,6 +175,13 @@ impl Engine {
     /// New control values, applied from the next sample; each ramps in per sample.
     pub fn set_controls(&mut self, controls: &Controls) {
         self.controls = *controls;
+        self.midi.set_mpe(controls.mpe >= 0.5);
+        let body = (controls.body.round().max(0.0) as usize).min(BODIES.len() - 1);
+        if body != self.body_index {
+            self.body_index = body;
+            self.body.set_model(BODIES[body]);
+        }
+        self.configure_mode();
         self.push_controls();
     }
 
@@ -205,19 +254,29 @@ impl Engine {
         c
     }
 
-    fn push_controls(&mut self) {
+    /// Hands every sounding voice its controls: the host's (or the pad's), shaped by its
+    /// channel's and its own expression, with its bend and vibrato.
+    pub(crate) fn push_controls(&mut self) {
         self.gain.set_target(db_to_gain(self.controls.output_gain_db));
+        self.body_mix.set_target(self.controls.body_mix_percent / 100.0);
         let midi = self.effective_controls();
         let pad: [Controls; LANES] = std::array::from_fn(|lane| self.pad_controls(lane));
-        let controls_for = |note: &NoteId| match note.channel.checked_sub(PAD_CHANNEL) {
-            Some(lane) => &pad[(lane as usize).min(LANES - 1)],
-            None => &midi,
+        let shaped_for = |note: &NoteId, expression: &NoteExpression| -> ShapedVoice {
+            match note.channel {
+                c if (c as usize) < MIDI_CHANNELS => shape(&midi, &self.midi.for_channel(c, &midi), expression),
+                c if c < PAD_CHANNEL + LANES as u8 => ShapedVoice { controls: pad[(c - PAD_CHANNEL) as usize], bend_st: 0.0, vibrato_cents: 0.0 },
+                // An open string of the four-string mode plays no note.
+                _ => ShapedVoice { controls: midi, bend_st: 0.0, vibrato_cents: 0.0 },
+            }
         };
         for voice in self.voices.iter_mut().filter(|v| !v.is_free()) {
-            voice.set_controls(controls_for(&voice.note));
+            let shaped = shaped_for(&voice.note, &voice.expression);
+            voice.set_controls(&shaped.controls);
+            voice.set_bend(shaped.bend_st);
+            voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
         }
         for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
-            drum.set_controls(controls_for(&drum.note));
+            drum.set_controls(&shaped_for(&drum.note, &drum.expression).controls);
         }
     }
 
@@ -255,15 +314,19 @@ impl Engine {
         match *event {
             NoteEvent::NoteOn { note, velocity } => self.note_on(note, velocity),
             NoteEvent::NoteOff { pattern } => {
-                for voice in self.voices.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
-                    voice.release();
-                }
-                for drum in self.drums.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
-                    drum.release();
+                let held_back = pattern.channel.is_some_and(|c| self.midi.sustained(c));
+                if !(held_back && self.hold_back(pattern)) {
+                    self.note_off(&pattern);
                 }
             }
             NoteEvent::Choke { pattern } => {
-                for i in 0..self.voices.len() {
+                let mode = self.play_mode();
+                if mode != PlayMode::Poly {
+                    self.legato_note_off(&pattern);
+                }
+                // The four strings stay up; their bow has just been lifted.
+                let first = if mode == PlayMode::FourStrings { STRINGS } else { 0 };
+                for i in first..self.voices.len() {
                     if !self.voices[i].is_free() && pattern.matches(&self.voices[i].note) {
                         self.steal(i);
                     }
@@ -274,24 +337,108 @@ impl Engine {
                     }
                 }
             }
-            NoteEvent::AllNotesOff => {
-                for voice in &mut self.voices {
-                    voice.release();
+            NoteEvent::AllNotesOff => self.all_notes_off(),
+            NoteEvent::Expression { pattern, kind, value } => {
+                for voice in self.voices.iter_mut().filter(|v| !v.is_free() && pattern.matches(&v.note)) {
+                    voice.expression.set(kind, value);
                 }
-                for drum in &mut self.drums {
-                    drum.release();
+                for drum in self.drums.iter_mut().filter(|v| !v.is_free() && pattern.matches(&v.note)) {
+                    drum.expression.set(kind, value);
                 }
+                self.push_controls();
+            }
+            NoteEvent::PolyModulation { voice_id, index, normalized_offset } => {
+                for voice in self.voices.iter_mut().filter(|v| !v.is_free() && v.note.voice_id == Some(voice_id)) {
+                    voice.expression.modulate(index, normalized_offset);
+                }
+                for drum in self.drums.iter_mut().filter(|v| !v.is_free() && v.note.voice_id == Some(voice_id)) {
+                    drum.expression.modulate(index, normalized_offset);
+                }
+                self.push_controls();
+            }
+            NoteEvent::PitchBend { channel, value } => {
+                self.midi.pitch_bend(channel, value);
+                self.push_controls();
+            }
+            NoteEvent::ChannelPressure { channel, value } => {
+                self.midi.channel_pressure(channel, value);
+                self.push_controls();
+            }
+            NoteEvent::ControlChange { channel, cc, value } => {
+                match self.midi.control_change(channel, cc, value) {
+                    ChannelAction::None => {}
+                    ChannelAction::AllNotesOff => self.all_notes_off(),
+                    ChannelAction::SustainReleased(pedal) => self.release_sustained(pedal),
+                }
+                self.push_controls();
             }
         }
     }
 
+    fn note_off(&mut self, pattern: &NotePattern) {
+        if self.play_mode() != PlayMode::Poly {
+            self.legato_note_off(pattern);
+            return;
+        }
+        for voice in self.voices.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
+            voice.release();
+        }
+        for drum in self.drums.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
+            drum.release();
+        }
+    }
+
+    /// Keeps a note-off for when the pedal lifts; false when the list is full.
+    fn hold_back(&mut self, pattern: NotePattern) -> bool {
+        match self.sustained.iter_mut().find(|slot| slot.is_none()) {
+            Some(slot) => {
+                *slot = Some(pattern);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The pedal on `pedal_channel` lifted: the note-offs it held back (on that channel, or
+    /// on its MPE members) happen now, unless another pedal still holds them.
+    fn release_sustained(&mut self, pedal_channel: u8) {
+        for i in 0..SUSTAINED_NOTES {
+            let Some(pattern) = self.sustained[i] else { continue };
+            let channel = pattern.channel.unwrap_or(pedal_channel);
+            if !self.midi.sustained(channel) {
+                self.sustained[i] = None;
+                self.note_off(&pattern);
+            }
+        }
+    }
+
+    fn all_notes_off(&mut self) {
+        self.sustained = [None; SUSTAINED_NOTES];
+        self.legato_note_off(&NotePattern::default());
+        for voice in self.voices.iter_mut().filter(|v| v.note.channel < PAD_CHANNEL) {
+            voice.release();
+        }
+        for drum in &mut self.drums {
+            drum.release();
+        }
+    }
+
+    /// Reports that a host note ended although its voice may play on (legato modes).
+    pub(crate) fn report_ended(&mut self, note: NoteId) {
+        push_terminated(&mut self.terminated, &mut self.terminated_count, note);
+    }
+
     fn note_on(&mut self, note: NoteId, velocity: f64) {
+        if self.play_mode() != PlayMode::Poly {
+            self.legato_note_on(note, velocity);
+            return;
+        }
         let controls = self.effective_controls();
         self.start_voice(controls.instrument >= 0.5, note, velocity, &controls);
     }
 
     /// Starts a voice on the string or drum pool.
-    fn start_voice(&mut self, drum: bool, note: NoteId, velocity: f64, controls: &Controls) {
+    pub(crate) fn start_voice(&mut self, drum: bool, note: NoteId, velocity: f64, controls: &Controls) {
         let age = self.next_age;
         self.next_age += 1;
         if drum {
@@ -325,7 +472,7 @@ impl Engine {
     }
 
     /// Frees a sounding voice now; its last sample fades out over a few milliseconds.
-    fn steal(&mut self, index: usize) {
+    pub(crate) fn steal(&mut self, index: usize) {
         let voice = &mut self.voices[index];
         let (output, note) = (voice.last_output(), voice.note);
         voice.kill();
@@ -346,7 +493,12 @@ impl Engine {
 
     /// Renders `out.len()` samples of the mono mix into `out` (overwriting it).
     pub fn render(&mut self, out: &mut [f32]) {
+        let four_strings = self.play_mode() == PlayMode::FourStrings;
+        let controls = self.controls;
         for sample in out.iter_mut() {
+            if four_strings {
+                self.couple_strings(&controls);
+            }
             let mut mix = 0.0;
             for voice in self.voices.iter_mut() {
                 if !voice.is_free() {
@@ -371,7 +523,11 @@ impl Engine {
                     self.declick_value = 0.0;
                 }
             }
-            *sample = (mix * self.gain.next()) as f32;
+            // The body colours the strings' bridge force; at mix 0 the output is the dry force.
+            let mix_amount = self.body_mix.next();
+            let bodied = self.body.tick(mix);
+            let out = mix + mix_amount * (bodied - mix);
+            *sample = (out * self.gain.next()) as f32;
         }
     }
 
@@ -381,6 +537,24 @@ impl Engine {
 
     pub fn drum_voices(&self) -> &[DrumVoice] {
         &self.drums
+    }
+
+    /// How many notes can sound at once now: the drum pool, one mono voice, or the string
+    /// pool (the four-string mode plays one note at a time on its strings).
+    pub fn voice_capacity(&self) -> usize {
+        if self.controls.instrument >= 0.5 {
+            return MAX_DRUM_VOICES;
+        }
+        match self.play_mode() {
+            PlayMode::Poly => MAX_VOICES,
+            PlayMode::FourStrings | PlayMode::MonoLegato => 1,
+        }
+    }
+
+    /// How many times any string voice put its bow down from rest (legato changes do not
+    /// count): the attack count a legato phrase must not raise.
+    pub fn string_attacks(&self) -> u64 {
+        self.voices.iter().map(|v| v.attacks()).sum()
     }
 
     pub fn active_voice_count(&self) -> usize {

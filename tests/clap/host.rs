@@ -1,17 +1,19 @@
 //! A minimal CLAP host, written here for the tests: it loads the built plugin library,
 //! creates an instance, and drives it through the real C ABI (init, activate, process with
-//! note and parameter events, params and state extensions).
+//! every input event a CLAP host sends, the params, state and voice-info extensions).
 #![allow(dead_code)]
 
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::ptr;
+use std::sync::Mutex;
 
 use clap_sys::audio_buffer::clap_audio_buffer;
 use clap_sys::entry::clap_plugin_entry;
 use clap_sys::events::*;
 use clap_sys::ext::params::{clap_param_info, clap_plugin_params, CLAP_EXT_PARAMS};
 use clap_sys::ext::state::{clap_plugin_state, CLAP_EXT_STATE};
+use clap_sys::ext::voice_info::{clap_plugin_voice_info, clap_voice_info, CLAP_EXT_VOICE_INFO};
 use clap_sys::factory::plugin_factory::{clap_plugin_factory, CLAP_PLUGIN_FACTORY_ID};
 use clap_sys::host::clap_host;
 use clap_sys::plugin::{clap_plugin, clap_plugin_descriptor};
@@ -30,19 +32,43 @@ pub fn plugin_path() -> PathBuf {
     exe.parent().expect("deps directory").join(libloading::library_filename("rosin"))
 }
 
-/// An event the host sends: a note or a parameter change at a frame of a block.
+/// An event the host sends at a frame of a block. In the CLAP events, -1 is the wildcard
+/// for `note_id`, `channel` and `key`.
 #[derive(Clone, Copy, Debug)]
 pub enum HostEvent {
+    /// A note on channel 0.
     NoteOn { key: i16, velocity: f64, note_id: i32 },
+    /// A note off on channel 0.
     NoteOff { key: i16, note_id: i32 },
     /// A normalised value in [0, 1] for the parameter with this CLAP ID.
     Param { id: u32, value: f64 },
+    NoteOnAt { channel: i16, key: i16, velocity: f64, note_id: i32 },
+    NoteOffAt { channel: i16, key: i16, note_id: i32 },
+    /// `CLAP_EVENT_NOTE_CHOKE`: the matching notes stop at once.
+    NoteChoke { channel: i16, key: i16, note_id: i32 },
+    /// A raw MIDI 1.0 message (`clap_event_midi` on note port 0), for example
+    /// `[0x90 | channel, key, velocity]`; two-byte messages leave the last byte 0.
+    Midi { data: [u8; 3] },
+    /// `clap_event_note_expression`; `expression_id` is one of clap_sys's
+    /// `CLAP_NOTE_EXPRESSION_*` (volume, pan, tuning, vibrato, expression, brightness, pressure).
+    NoteExpression { expression_id: i32, note_id: i32, channel: i16, key: i16, value: f64 },
+    /// `clap_event_param_mod`: an offset (in the parameter's CLAP units, normalised for
+    /// continuous parameters) on top of its value, for one voice when `note_id`, `channel` or
+    /// `key` is given, for the whole parameter when all three are -1.
+    ParamMod { id: u32, note_id: i32, channel: i16, key: i16, amount: f64 },
+    /// `clap_event_param_value` aimed at one voice (or, with all three -1, the same as `Param`).
+    ParamAt { id: u32, value: f64, note_id: i32, channel: i16, key: i16 },
 }
 
+/// Room for any event the host sends; each event's header says which member it is.
 #[repr(C)]
 union EventStorage {
+    header: clap_event_header,
     note: clap_event_note,
+    note_expression: clap_event_note_expression,
     param: clap_event_param_value,
+    param_mod: clap_event_param_mod,
+    midi: clap_event_midi,
 }
 
 struct InputEvents {
@@ -59,22 +85,32 @@ unsafe extern "C" fn input_get(list: *const clap_input_events, index: u32) -> *c
     events.events.get(index as usize).map_or(ptr::null(), |e| e as *const EventStorage as *const clap_event_header)
 }
 
-/// Note-end events the plugin sent back: (key, note_id).
+/// Note-end events the plugin sent back: (channel, key, note_id).
 struct OutputEvents {
-    note_ends: Vec<(i16, i32)>,
+    note_ends: Vec<(i16, i16, i32)>,
 }
 
 unsafe extern "C" fn output_try_push(list: *const clap_output_events, event: *const clap_event_header) -> bool {
     let out = unsafe { &mut *((*list).ctx as *mut OutputEvents) };
     let header = unsafe { &*event };
     if header.space_id == CLAP_CORE_EVENT_SPACE_ID && header.type_ == CLAP_EVENT_NOTE_END {
+        assert_eq!(header.size as usize, std::mem::size_of::<clap_event_note>(), "a note end the size of a clap_event_note");
         let note = unsafe { &*(event as *const clap_event_note) };
-        out.note_ends.push((note.key, note.note_id));
+        out.note_ends.push((note.channel, note.key, note.note_id));
     }
     true
 }
 
-unsafe extern "C" fn host_get_extension(_host: *const clap_host, _id: *const c_char) -> *const c_void {
+/// What the host remembers between calls: the extension names the plugin asked it for.
+#[derive(Default)]
+struct HostState {
+    requested_extensions: Mutex<Vec<String>>,
+}
+
+/// The host offers no extension; it only notes which ones the plugin asked for.
+unsafe extern "C" fn host_get_extension(host: *const clap_host, id: *const c_char) -> *const c_void {
+    let state = unsafe { &*((*host).host_data as *const HostState) };
+    state.requested_extensions.lock().unwrap().push(c_str(id));
     ptr::null()
 }
 unsafe extern "C" fn host_request(_host: *const clap_host) {}
@@ -143,20 +179,25 @@ pub fn c_str(p: *const c_char) -> String {
 /// One plugin instance with its host.
 pub struct ClapInstance {
     host: Box<clap_host>,
+    host_state: Box<HostState>,
     plugin: *const clap_plugin,
     params: *const clap_plugin_params,
     state: *const clap_plugin_state,
     active: bool,
     processing: bool,
     steady_time: i64,
+    /// The note ends the plugin reported, in order: (key, note_id).
     pub note_ends: Vec<(i16, i32)>,
+    /// The same note ends with their channel: (channel, key, note_id).
+    pub note_ends_on_channels: Vec<(i16, i16, i32)>,
 }
 
 impl ClapInstance {
     pub fn new(library: &ClapLibrary, plugin_id: &str) -> Self {
+        let host_state = Box::new(HostState::default());
         let host = Box::new(clap_host {
             clap_version: CLAP_VERSION,
-            host_data: ptr::null_mut(),
+            host_data: &*host_state as *const HostState as *mut c_void,
             name: c"rosin-test-host".as_ptr(),
             vendor: c"rosin".as_ptr(),
             url: c"".as_ptr(),
@@ -174,7 +215,40 @@ impl ClapInstance {
         let params = unsafe { ((*plugin).get_extension.unwrap())(plugin, CLAP_EXT_PARAMS.as_ptr()) } as *const clap_plugin_params;
         let state = unsafe { ((*plugin).get_extension.unwrap())(plugin, CLAP_EXT_STATE.as_ptr()) } as *const clap_plugin_state;
         assert!(!params.is_null() && !state.is_null(), "params and state extensions are required");
-        Self { host, plugin, params, state, active: false, processing: false, steady_time: 0, note_ends: Vec::new() }
+        Self {
+            host,
+            host_state,
+            plugin,
+            params,
+            state,
+            active: false,
+            processing: false,
+            steady_time: 0,
+            note_ends: Vec::new(),
+            note_ends_on_channels: Vec::new(),
+        }
+    }
+
+    /// The plugin's extension with this ID, or null when it does not offer it.
+    pub fn extension(&self, id: &CStr) -> *const c_void {
+        unsafe { ((*self.plugin).get_extension.unwrap())(self.plugin, id.as_ptr()) }
+    }
+
+    /// The host extensions the plugin has asked for so far, in order (the host offers none).
+    pub fn requested_host_extensions(&self) -> Vec<String> {
+        self.host_state.requested_extensions.lock().unwrap().clone()
+    }
+
+    /// `clap.voice-info`: (voice_count, voice_capacity, flags), or None when the plugin does not
+    /// offer the extension or its `get` fails. CLAP allows the call only while active.
+    pub fn voice_info(&self) -> Option<(u32, u32, u64)> {
+        let voice_info = self.extension(CLAP_EXT_VOICE_INFO) as *const clap_plugin_voice_info;
+        if voice_info.is_null() {
+            return None;
+        }
+        let mut info = clap_voice_info { voice_count: 0, voice_capacity: 0, flags: 0 };
+        let ok = unsafe { ((*voice_info).get.expect("voice-info without get"))(self.plugin, &mut info) };
+        ok.then_some((info.voice_count, info.voice_capacity, info.flags))
     }
 
     pub fn activate(&mut self, sample_rate_hz: f64, max_frames: u32) -> bool {
@@ -207,6 +281,12 @@ impl ClapInstance {
                 info
             })
             .collect()
+    }
+
+    /// The `CLAP_PARAM_IS_*` flags of the parameter with this CLAP ID.
+    pub fn param_info_flags(&self, id: u32) -> u32 {
+        let info = self.param_infos().into_iter().find(|i| i.id == id);
+        info.unwrap_or_else(|| panic!("no parameter with CLAP ID {id}")).flags
     }
 
     pub fn param_value(&self, id: u32) -> f64 {
@@ -253,32 +333,64 @@ impl ClapInstance {
         let status = unsafe { ((*self.plugin).process.unwrap())(self.plugin, &process) };
         assert_ne!(status, clap_sys::process::CLAP_PROCESS_ERROR, "process returned an error");
         self.steady_time += frames as i64;
-        self.note_ends.extend(out.note_ends);
+        self.note_ends.extend(out.note_ends.iter().map(|&(_, key, note_id)| (key, note_id)));
+        self.note_ends_on_channels.extend(out.note_ends);
         (left, right)
     }
 }
 
 fn to_storage(time: u32, event: &HostEvent) -> EventStorage {
+    use std::mem::size_of;
     let header = |size: usize, type_: u16| clap_event_header { size: size as u32, time, space_id: CLAP_CORE_EVENT_SPACE_ID, type_, flags: 0 };
+    let note = |type_: u16, channel: i16, key: i16, velocity: f64, note_id: i32| EventStorage {
+        note: clap_event_note { header: header(size_of::<clap_event_note>(), type_), note_id, port_index: 0, channel, key, velocity },
+    };
+    // An event aimed at no note carries no note port either.
+    let port = |note_id: i32, channel: i16, key: i16| if note_id == -1 && channel == -1 && key == -1 { -1 } else { 0 };
+    let param = |id: u32, value: f64, note_id: i32, channel: i16, key: i16| EventStorage {
+        param: clap_event_param_value {
+            header: header(size_of::<clap_event_param_value>(), CLAP_EVENT_PARAM_VALUE),
+            param_id: id,
+            cookie: ptr::null_mut(),
+            note_id,
+            port_index: port(note_id, channel, key),
+            channel,
+            key,
+            value,
+        },
+    };
     match *event {
-        HostEvent::NoteOn { key, velocity, note_id } => EventStorage {
-            note: clap_event_note { header: header(std::mem::size_of::<clap_event_note>(), CLAP_EVENT_NOTE_ON), note_id, port_index: 0, channel: 0, key, velocity },
-        },
-        HostEvent::NoteOff { key, note_id } => EventStorage {
-            note: clap_event_note { header: header(std::mem::size_of::<clap_event_note>(), CLAP_EVENT_NOTE_OFF), note_id, port_index: 0, channel: 0, key, velocity: 0.0 },
-        },
-        HostEvent::Param { id, value } => EventStorage {
-            param: clap_event_param_value {
-                header: header(std::mem::size_of::<clap_event_param_value>(), CLAP_EVENT_PARAM_VALUE),
-                param_id: id,
-                cookie: ptr::null_mut(),
-                note_id: -1,
-                port_index: -1,
-                channel: -1,
-                key: -1,
+        HostEvent::NoteOn { key, velocity, note_id } => note(CLAP_EVENT_NOTE_ON, 0, key, velocity, note_id),
+        HostEvent::NoteOff { key, note_id } => note(CLAP_EVENT_NOTE_OFF, 0, key, 0.0, note_id),
+        HostEvent::Param { id, value } => param(id, value, -1, -1, -1),
+        HostEvent::NoteOnAt { channel, key, velocity, note_id } => note(CLAP_EVENT_NOTE_ON, channel, key, velocity, note_id),
+        HostEvent::NoteOffAt { channel, key, note_id } => note(CLAP_EVENT_NOTE_OFF, channel, key, 0.0, note_id),
+        HostEvent::NoteChoke { channel, key, note_id } => note(CLAP_EVENT_NOTE_CHOKE, channel, key, 0.0, note_id),
+        HostEvent::Midi { data } => EventStorage { midi: clap_event_midi { header: header(size_of::<clap_event_midi>(), CLAP_EVENT_MIDI), port_index: 0, data } },
+        HostEvent::NoteExpression { expression_id, note_id, channel, key, value } => EventStorage {
+            note_expression: clap_event_note_expression {
+                header: header(size_of::<clap_event_note_expression>(), CLAP_EVENT_NOTE_EXPRESSION),
+                expression_id,
+                note_id,
+                port_index: 0,
+                channel,
+                key,
                 value,
             },
         },
+        HostEvent::ParamMod { id, note_id, channel, key, amount } => EventStorage {
+            param_mod: clap_event_param_mod {
+                header: header(size_of::<clap_event_param_mod>(), CLAP_EVENT_PARAM_MOD),
+                param_id: id,
+                cookie: ptr::null_mut(),
+                note_id,
+                port_index: port(note_id, channel, key),
+                channel,
+                key,
+                amount,
+            },
+        },
+        HostEvent::ParamAt { id, value, note_id, channel, key } => param(id, value, note_id, channel, key),
     }
 }
 

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use rosin::controller::gesture_file::GestureRecording;
 use rosin::controls::{self, Controls};
+use rosin::presets::{self, PRESETS};
 use rosin::render::{self, demo, midi_file, Timeline};
 use rosin::voices::Engine;
 
@@ -21,8 +22,11 @@ options:
   -r, --sample-rate HZ     sample rate, 22050 to 192000 (default: 48000)
   -b, --block-size N       host block size to simulate (default: 512)
       --tail SECONDS       render this long after the last event (default: 3)
+  -p, --preset NAME        start from a factory preset, e.g. --preset Cello (give it
+                           before any --set)
   -s, --set ID=VALUE       set a parameter, e.g. --set bow_force=4.5 (repeatable)
       --list-params        list the parameters with their ranges and defaults
+      --list-presets       list the factory presets
   -h, --help               show this help";
 
 struct Options {
@@ -49,6 +53,17 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                     println!("{:<18} {:<18} {} to {}{} (default {})", spec.id, spec.name, spec.min, spec.max, spec.unit, spec.default);
                 }
                 return Ok(None);
+            }
+            "--list-presets" => {
+                for preset in PRESETS {
+                    println!("{:<28} {:<15} {}", preset.name, preset.category, preset.description);
+                }
+                return Ok(None);
+            }
+            "-p" | "--preset" => {
+                let name = value(&arg)?;
+                let preset = presets::find(&name).ok_or_else(|| format!("unknown preset '{name}' (see --list-presets)"))?;
+                options.controls = preset.controls();
             }
             "-o" | "--output" => options.output = Some(PathBuf::from(value(&arg)?)),
             "-g" | "--gestures" => options.gestures = Some(PathBuf::from(value(&arg)?)),

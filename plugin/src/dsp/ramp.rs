@@ -32,6 +32,13 @@ impl LinearRamp {
         }
     }
 
+    /// Starts a ramp to `target` that takes `samples` (at least 1), whatever the usual length.
+    pub fn glide_to(&mut self, target: f64, samples: u32) {
+        self.target = target;
+        self.remaining = samples.max(1);
+        self.step = (target - self.value) / self.remaining as f64;
+    }
+
     /// Jumps to `value` with no ramp (for a voice that is starting).
     pub fn snap(&mut self, value: f64) {
         self.value = value;

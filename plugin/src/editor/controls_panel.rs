@@ -1,4 +1,5 @@
-//! Every parameter as a slider, in the groups of [`CONTROL_GROUPS`], with its unit.
+//! The factory-preset menu, then every parameter as a slider, in the groups of
+//! [`CONTROL_GROUPS`], with its unit.
 
 use nice_plug::prelude::ParamSetter;
 use nice_plug_egui::widgets::ParamSlider;
@@ -6,8 +7,53 @@ use nice_plug_egui::widgets::ParamSlider;
 use super::logic::CONTROL_GROUPS;
 use crate::controls;
 use crate::params::{ParamRef, RosinParams};
+use crate::presets::{Preset, PRESETS};
+
+/// Sets every control to the preset's value, each as one host gesture, so the host records
+/// the change (and can undo it).
+pub fn apply_preset(preset: &Preset, params: &RosinParams, setter: &ParamSetter) {
+    for spec in controls::ALL {
+        let value = preset.value(spec);
+        match params.param_ref(spec.id) {
+            Some(ParamRef::Float(p)) => {
+                setter.begin_set_parameter(p);
+                setter.set_parameter(p, value as f32);
+                setter.end_set_parameter(p);
+            }
+            Some(ParamRef::Int(p)) => {
+                setter.begin_set_parameter(p);
+                setter.set_parameter(p, value.round() as i32);
+                setter.end_set_parameter(p);
+            }
+            None => {}
+        }
+    }
+}
+
+fn preset_menu(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
+    let id = ui.scope_id().with("rosin_preset");
+    let mut chosen: Option<&'static str> = ui.data(|d| d.get_temp(id));
+    ui.horizontal(|ui| {
+        ui.label("Preset");
+        egui::ComboBox::from_id_salt("preset").selected_text(chosen.unwrap_or("-")).width(190.0).show_ui(ui, |ui| {
+            let mut category = "";
+            for preset in PRESETS {
+                if preset.category != category {
+                    category = preset.category;
+                    ui.label(egui::RichText::new(category).small().weak());
+                }
+                if ui.selectable_label(chosen == Some(preset.name), preset.name).on_hover_text(preset.description).clicked() {
+                    apply_preset(preset, params, setter);
+                    chosen = Some(preset.name);
+                }
+            }
+        });
+    });
+    ui.data_mut(|d| d.insert_temp(id, chosen));
+}
 
 pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
+    preset_menu(ui, params, setter);
     egui::ScrollArea::vertical().id_salt("controls").show(ui, |ui| {
         for (group, ids) in CONTROL_GROUPS {
             egui::CollapsingHeader::new(*group).default_open(true).show(ui, |ui| {

@@ -167,7 +167,9 @@ impl HostGestureTracker {
 
 /// The editor's control groups, in order: every control in exactly one.
 pub const CONTROL_GROUPS: &[(&str, &[&str])] = &[
-    ("Instrument", &["instrument", "pad_layout", "output_gain"]),
+    ("Instrument", &["instrument", "play_mode", "string_set", "pad_layout", "output_gain"]),
+    ("Body", &["body", "body_mix", "sympathetic"]),
+    ("Expression", &["glide_time", "pitch_bend_range", "mpe", "mpe_bend_range", "vibrato_rate", "vibrato_depth"]),
     ("Bow", &["bow_force", "bow_velocity", "bow_position", "bow_attack", "bow_release", "noise"]),
     ("String", &["finger_position", "string_stiffness", "damping", "intonation"]),
     ("Friction", &["bristle_stiffness", "static_friction", "dynamic_friction", "stribeck_velocity"]),

@@ -33,7 +33,15 @@ pub struct BowedString {
     bow_weight_energy: f64,
     last_contact: ContactOutput,
     finger_position_m: Option<f64>,
+    /// Where a sympathetic drive enters: [`DRIVE_INTERVALS_FROM_BRIDGE`] from the bridge.
+    drive_point: CubicPoint,
 }
+
+/// A force that reaches the string through the bridge (another string's vibration) is
+/// applied this many grid intervals from the bridge: the bridge itself is a fixed node, and a
+/// point force next to a support drives every mode in proportion to its slope there, as the
+/// moving bridge does.
+pub const DRIVE_INTERVALS_FROM_BRIDGE: f64 = 1.5;
 
 impl BowedString {
     pub fn with_capacity(max_intervals: usize, grid: SchemeGrid, material: StringMaterial, friction: ElastoPlasticParams, seed: u64) -> Self {
@@ -46,6 +54,7 @@ impl BowedString {
             bow_weight_energy: 0.0,
             last_contact: ContactOutput::default(),
             finger_position_m: None,
+            drive_point: Self::drive_point_for(&grid),
         };
         bowed.place_bow(0.1);
         bowed
@@ -54,11 +63,17 @@ impl BowedString {
     /// Puts the string on a new grid at rest, with a fresh bow.
     pub fn configure(&mut self, grid: SchemeGrid, material: StringMaterial, seed: u64) {
         self.string.configure(grid, material);
+        self.drive_point = Self::drive_point_for(&grid);
         self.bow.reset(seed);
         self.bow_point_m = f64::NAN;
         self.finger_position_m = None;
         self.last_contact = ContactOutput::default();
         self.place_bow(0.1);
+    }
+
+    fn drive_point_for(grid: &SchemeGrid) -> CubicPoint {
+        let intervals = grid.intervals.max(4);
+        CubicPoint::new(intervals as f64 - DRIVE_INTERVALS_FROM_BRIDGE, intervals)
     }
 
     /// The grid position of the bow for a bow-bridge fraction of the vibrating length.
@@ -87,6 +102,13 @@ impl BowedString {
     /// Steps one sample and returns the force on the bridge (N).
     #[inline]
     pub fn tick(&mut self, controls: &BowingControls) -> f64 {
+        self.tick_driven(controls, 0.0)
+    }
+
+    /// Steps one sample with `drive_n` pushing the string near the bridge (sympathetic
+    /// excitation), and returns the force on the bridge (N).
+    #[inline]
+    pub fn tick_driven(&mut self, controls: &BowingControls, drive_n: f64) -> f64 {
         if controls.finger_position_m != self.finger_position_m {
             self.string.set_finger(controls.finger_position_m);
             self.finger_position_m = controls.finger_position_m;
@@ -94,6 +116,9 @@ impl BowedString {
         }
         self.place_bow(controls.bow_position);
         self.string.compute_free_update();
+        if drive_n != 0.0 {
+            self.string.apply_point_force(&self.drive_point, drive_n);
+        }
         let k = self.string.grid().time_step_s;
         let h = self.string.grid().spacing_m();
         let free_next = self.bow_point.interpolate(self.string.next_displacement());

@@ -1,6 +1,7 @@
 //! The physical models. Nothing here imports the plugin framework: every model takes its
 //! sample rate and controls as plain numbers, and can be built, tested and benchmarked alone.
 
+pub mod body;
 pub mod bow;
 pub mod bowed_string;
 pub mod friction;
@@ -9,6 +10,7 @@ pub mod newton;
 pub mod string;
 pub mod tuning;
 pub mod note_string;
+pub mod string_set;
 pub mod intonation;
 pub mod membrane;
 pub mod tube;

@@ -24,9 +24,11 @@ pub const REFERENCE_SIGMA0_PER_S: f64 = 1.0;
 pub const REFERENCE_SIGMA1_M2_PER_S: f64 = 5e-3;
 /// The largest damping scale the controls allow; grids are designed for it.
 pub const MAX_DAMPING_SCALE: f64 = 10.0;
-/// How far the wave speed may be raised while a note sounds (about 17 cents), for
-/// intonation; grids are designed for it.
-pub const WAVE_SPEED_HEADROOM: f64 = 1.01;
+/// How far the wave speed may be raised while a note sounds (about 51 cents), for
+/// intonation; grids are designed for it. Light strings (a violin's, 60 N) bowed near their
+/// largest force play up to about 40 cents flat of their free pitch in this model (the
+/// bristles' give lengthens each stick), so an open string needs that much correction.
+pub const WAVE_SPEED_HEADROOM: f64 = 1.03;
 
 /// The design of a note's string, apart from its pitch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,6 +38,11 @@ pub struct NoteStringDesign {
     pub length_m: f64,
     /// Multiplies both loss terms (the "Damping" control).
     pub damping_scale: f64,
+    /// The string's own losses: `sigma1` is given at the wave speed `loss_wave_speed_mps` and
+    /// scales with `c^2` from there, so a re-tuned string keeps its loss per frequency.
+    pub sigma0_per_s: f64,
+    pub sigma1_m2_per_s: f64,
+    pub loss_wave_speed_mps: f64,
 }
 
 impl Default for NoteStringDesign {
@@ -45,18 +52,21 @@ impl Default for NoteStringDesign {
             inharmonicity: DEFAULT_INHARMONICITY,
             length_m: STRING_LENGTH_M,
             damping_scale: 1.0,
+            sigma0_per_s: REFERENCE_SIGMA0_PER_S,
+            sigma1_m2_per_s: REFERENCE_SIGMA1_M2_PER_S,
+            loss_wave_speed_mps: REFERENCE_WAVE_SPEED_MPS,
         }
     }
 }
 
-/// The loss coefficients `(sigma0, sigma1)` of a string of nominal wave speed `c` at a
-/// damping scale.
-pub fn losses_for(nominal_wave_speed_mps: f64, damping_scale: f64) -> (f64, f64) {
-    let ratio = nominal_wave_speed_mps / REFERENCE_WAVE_SPEED_MPS;
-    (REFERENCE_SIGMA0_PER_S * damping_scale, REFERENCE_SIGMA1_M2_PER_S * ratio * ratio * damping_scale)
-}
-
 impl NoteStringDesign {
+    /// The loss coefficients `(sigma0, sigma1)` of this string at its nominal wave speed `c`
+    /// and a damping scale.
+    pub fn losses_at(&self, nominal_wave_speed_mps: f64, damping_scale: f64) -> (f64, f64) {
+        let ratio = nominal_wave_speed_mps / self.loss_wave_speed_mps;
+        (self.sigma0_per_s * damping_scale, self.sigma1_m2_per_s * ratio * ratio * damping_scale)
+    }
+
     /// `2 f0 L`: the wave speed of an ideal string at this pitch, which sets the losses.
     pub fn nominal_wave_speed_mps(&self, frequency_hz: f64) -> f64 {
         2.0 * frequency_hz * self.length_m
@@ -66,8 +76,8 @@ impl NoteStringDesign {
     pub fn build(&self, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> (SchemeGrid, StringMaterial) {
         let nominal_c = self.nominal_wave_speed_mps(frequency_hz);
         let kappa = self.inharmonicity.sqrt() * nominal_c * self.length_m / std::f64::consts::PI;
-        let (sigma0, sigma1) = losses_for(nominal_c, self.damping_scale);
-        let (_, max_sigma1) = losses_for(nominal_c, MAX_DAMPING_SCALE);
+        let (sigma0, sigma1) = self.losses_at(nominal_c, self.damping_scale);
+        let (_, max_sigma1) = self.losses_at(nominal_c, MAX_DAMPING_SCALE);
         let grid = tune_grid(&TuningRequest {
             frequency_hz,
             length_m: self.length_m,

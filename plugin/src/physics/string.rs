@@ -44,6 +44,9 @@ pub struct StiffString {
 }
 
 const GHOST: usize = 1;
+/// How far before its clamped node eq. 23's finger stops the string, in grid intervals
+/// (measured: see [`StiffString::finger_for_stop_m`]).
+pub const FINGER_CLAMP_OFFSET_INTERVALS: f64 = 0.055;
 
 impl StiffString {
     /// Allocates room for grids of up to `max_intervals` intervals. This is the only
@@ -195,14 +198,30 @@ impl StiffString {
     }
 
     /// Stops the string with a finger at `position_m` from the nut (eq. 23), or releases it
-    /// with `None`. Positions closer to the nut than one grid interval stop nothing.
+    /// with `None`. Within the first interval, only node 1 is damped (`1 - alpha^7`): node 0
+    /// is the nut itself.
     pub fn set_finger(&mut self, position_m: Option<f64>) {
         self.finger = position_m.and_then(|x| {
             let in_intervals = x / self.grid.spacing_m();
             let node = in_intervals.floor();
             // Keep at least three free nodes beyond the finger.
-            (node >= 1.0 && (node as usize) + 4 <= self.grid.intervals).then(|| (node as usize, in_intervals - node))
+            (x > 0.0 && (node as usize) + 4 <= self.grid.intervals).then_some((node as usize, in_intervals - node))
         });
+    }
+
+    /// Where eq. 23's finger must go for the string to sound stopped at `stop_m` from the
+    /// nut. Eq. 23 clamps nodes `l_f - 1` and `l_f` and only damps `l_f + 1`, so the string
+    /// sounds stopped about [`FINGER_CLAMP_OFFSET_INTERVALS`] before node `l_f`, and the
+    /// fraction `alpha_f` moves the stop towards the next node roughly as `alpha_f^7`
+    /// (measured on the A4 string at 48 kHz: 5.94, 5.95, 6.0, 6.28, 6.66 intervals for
+    /// `alpha_f` 0, 0.6, 0.76, 0.86, 0.95 at `l_f` = 6). This inverts both, so a finger
+    /// gliding along the string raises the pitch smoothly instead of in steps of one
+    /// interval; the intonation loop takes out what remains.
+    pub fn finger_for_stop_m(&self, stop_m: f64) -> f64 {
+        let h = self.grid.spacing_m();
+        let shifted = (stop_m / h + FINGER_CLAMP_OFFSET_INTERVALS).max(0.0);
+        let node = shifted.floor();
+        (node + (shifted - node).powf(1.0 / 7.0)) * h
     }
 
     /// The finger's `(l_f, alpha_f)`, if any.

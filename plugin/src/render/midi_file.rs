@@ -3,6 +3,8 @@
 
 use midly::{MetaMessage, MidiMessage, Smf, Timing, TrackEventKind};
 
+use crate::expression::ExpressionKind;
+
 use super::{Timeline, TimelineItem};
 use crate::voice::NoteId;
 use crate::voices::{NoteEvent, NotePattern};
@@ -66,7 +68,14 @@ fn parse_with(smf: &Smf, sample_rate_hz: f64, seconds_per_tick: impl Fn(f64) -> 
                     MidiMessage::NoteOn { key, .. } | MidiMessage::NoteOff { key, .. } => NoteEvent::NoteOff {
                         pattern: NotePattern { channel: Some(channel), note: Some(key.as_int()), voice_id: None },
                     },
-                    MidiMessage::Controller { controller, .. } if controller.as_int() == 120 || controller.as_int() == 123 => NoteEvent::AllNotesOff,
+                    MidiMessage::Controller { controller, value } => NoteEvent::ControlChange { channel, cc: controller.as_int(), value: value.as_int() as f64 / 127.0 },
+                    MidiMessage::PitchBend { bend } => NoteEvent::PitchBend { channel, value: bend.0.as_int() as f64 / 16383.0 },
+                    MidiMessage::ChannelAftertouch { vel } => NoteEvent::ChannelPressure { channel, value: vel.as_int() as f64 / 127.0 },
+                    MidiMessage::Aftertouch { key, vel } => NoteEvent::Expression {
+                        pattern: NotePattern { channel: Some(channel), note: Some(key.as_int()), voice_id: None },
+                        kind: ExpressionKind::Pressure,
+                        value: vel.as_int() as f64 / 127.0,
+                    },
                     _ => continue,
                 };
                 timeline.push(sample, TimelineItem::Note(item));

@@ -1,0 +1,251 @@
+//! Factory presets: the instruments of the string family with their real strings and bodies,
+//! the two papers' strings as published, two friction drums, and two sounds beyond the
+//! physical. Each lists only what differs from the controls' defaults; the editor's preset
+//! menu applies them as one host gesture per control, and [`Preset::state_json`] gives the
+//! same preset as a saved state (what a host stores in a project).
+//!
+//! Bow force and bristle stiffness of the string-family presets sit where the most notes
+//! reach Helmholtz motion (one slip per period) at the default bow speed and position: found
+//! by scanning each set's open strings and a fourth above them at 48 kHz over forces
+//! 0.3..3 N and bristle stiffnesses 1e3..1e5 N/m (violin 8 of 8 notes, viola 6, cello 7,
+//! double bass 8). Light strings want softer bristles than the Rosin design's heavy steel.
+
+use crate::controls::{self, ControlSpec, Controls, Taper};
+
+/// One factory preset.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub category: &'static str,
+    /// What it is, for the menu's tooltip.
+    pub description: &'static str,
+    /// A key the preset is meant to be heard at (its test plays it).
+    pub home_key: u8,
+    /// `(control ID, plain value)` for every control that differs from its default.
+    pub values: &'static [(&'static str, f64)],
+}
+
+impl Preset {
+    /// The preset's value for `spec` (its default when the preset leaves it alone).
+    pub fn value(&self, spec: &ControlSpec) -> f64 {
+        self.values.iter().find(|(id, _)| *id == spec.id).map_or(spec.default, |(_, v)| spec.clamp(*v))
+    }
+
+    pub fn controls(&self) -> Controls {
+        Controls::from_lookup(|spec| self.value(spec))
+    }
+
+    /// The preset as the plugin's saved state (the JSON body nice-plug writes), at the
+    /// current state version.
+    pub fn state_json(&self, plugin_version: &str) -> String {
+        let params: Vec<String> = controls::ALL
+            .iter()
+            .map(|spec| match spec.taper {
+                Taper::Choice(_) => format!("\"{}\":{{\"i32\":{}}}", spec.id, self.value(spec) as i32),
+                _ => format!("\"{}\":{{\"f32\":{:e}}}", spec.id, self.value(spec) as f32),
+            })
+            .collect();
+        format!(
+            "{{\"version\":\"{plugin_version}\",\"params\":{{{}}},\"fields\":{{\"{}\":\"{}\"}}}}",
+            params.join(","),
+            crate::state::VERSION_FIELD,
+            crate::state::STATE_VERSION
+        )
+    }
+}
+
+/// Looks a preset up by name.
+pub fn find(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+}
+
+/// Every factory preset, in menu order.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "Violin",
+        category: "Strings",
+        description: "Four strings in fifths (G3 D4 A4 E5, 32.8 cm, Desvages' tensions), played legato, on a violin body.",
+        home_key: 69,
+        values: &[
+            ("play_mode", 1.0),
+            ("string_set", 1.0),
+            ("body", 0.0),
+            ("body_mix", 70.0),
+            ("bow_force", 0.4),
+            ("bristle_stiffness", 3e4),
+            ("bow_attack", 120.0),
+            ("vibrato_depth", 25.0),
+            ("glide_time", 50.0),
+        ],
+    },
+    Preset {
+        name: "Viola",
+        category: "Strings",
+        description: "Four strings in fifths (C3 G3 D4 A4, 37.5 cm), played legato, on a viola body.",
+        home_key: 62,
+        values: &[
+            ("play_mode", 1.0),
+            ("string_set", 2.0),
+            ("body", 1.0),
+            ("body_mix", 70.0),
+            ("bow_force", 0.35),
+            ("bristle_stiffness", 3e4),
+            ("bow_attack", 140.0),
+            ("vibrato_depth", 25.0),
+            ("glide_time", 60.0),
+        ],
+    },
+    Preset {
+        name: "Cello",
+        category: "Strings",
+        description: "Four strings in fifths (C2 G2 D3 A3, 69 cm, Desvages' tensions), played legato, on a cello body.",
+        home_key: 50,
+        values: &[
+            ("play_mode", 1.0),
+            ("string_set", 3.0),
+            ("body", 2.0),
+            ("body_mix", 70.0),
+            ("bow_force", 1.0),
+            ("bristle_stiffness", 3e4),
+            ("bow_attack", 160.0),
+            ("vibrato_depth", 22.0),
+            ("glide_time", 70.0),
+        ],
+    },
+    Preset {
+        name: "Double Bass",
+        category: "Strings",
+        description: "Four strings in fourths (E1 A1 D2 G2, 106 cm), played legato, on a double-bass body.",
+        home_key: 38,
+        values: &[
+            ("play_mode", 1.0),
+            ("string_set", 4.0),
+            ("body", 3.0),
+            ("body_mix", 70.0),
+            ("bow_force", 2.0),
+            ("bristle_stiffness", 3e3),
+            ("bow_attack", 200.0),
+            ("vibrato_depth", 18.0),
+            ("glide_time", 90.0),
+        ],
+    },
+    Preset {
+        name: "Willemsen 2019 Steel String",
+        category: "Papers",
+        description: "willemsen2019 Table 1: steel, r 0.5 mm, 1 m, E 200 GPa; s0 1e4, muC 0.3, muS 0.8, vS 0.1. Dry bridge force, no body.",
+        home_key: 55,
+        values: &[
+            ("string_set", 5.0),
+            ("body_mix", 0.0),
+            ("bristle_stiffness", 1e4),
+            ("static_friction", 0.8),
+            ("dynamic_friction", 0.3),
+            ("stribeck_velocity", 0.1),
+            ("noise", 0.02),
+            ("bow_force", 6.0),
+            ("bow_velocity", 0.2),
+        ],
+    },
+    Preset {
+        name: "Matusiak 2025 String",
+        category: "Papers",
+        description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s at beta 0.0786. Dry, no body. The force is 8 N, not the paper's 2.343 N: Rosin's bow is a point, the paper's a 1 cm ribbon of compliant hair, and a point needs more force for Helmholtz motion at this beta.",
+        home_key: 43,
+        values: &[
+            ("string_set", 6.0),
+            ("body_mix", 0.0),
+            ("bristle_stiffness", 3.186e5),
+            ("static_friction", 1.021),
+            ("dynamic_friction", 0.507),
+            ("stribeck_velocity", 0.228),
+            ("bow_force", 8.0),
+            ("bow_velocity", 0.344),
+            ("bow_position", 0.0786),
+        ],
+    },
+    Preset {
+        name: "Cuica",
+        category: "Friction Drums",
+        description: "A small friction drum: light damping, a rubbed stick that wavers in pitch. Best high, from G3 to E4 (the drum's in-tune range ends near F#4).",
+        home_key: 62,
+        values: &[
+            ("instrument", 1.0),
+            ("drum_damping", 0.6),
+            ("drum_noise", 1.5),
+            ("drum_variation", 4.0),
+            ("drum_rate", 6.5),
+            ("drum_bow_x", 0.5),
+            ("drum_bow_y", 0.5),
+            ("bow_velocity", 0.15),
+            ("body_mix", 0.0),
+        ],
+    },
+    Preset {
+        name: "Rummelpot",
+        category: "Friction Drums",
+        description: "A pot drum grunting low: a heavy, rough bow and a slow waver. Best from A2 to E3; lower, the heavy bow makes it wander in pitch.",
+        home_key: 48,
+        values: &[
+            ("instrument", 1.0),
+            ("drum_noise", 4.0),
+            ("drum_variation", 1.5),
+            ("drum_rate", 2.5),
+            ("drum_bow_x", 0.35),
+            ("drum_bow_y", 0.4),
+            ("bow_force", 12.0),
+            ("bow_velocity", 0.08),
+            ("body_mix", 0.0),
+        ],
+    },
+    Preset {
+        name: "Glass Strings",
+        category: "Sound Design",
+        description: "Very stiff, barely damped strings bowed close to the bridge: bell-like inharmonic partials.",
+        home_key: 72,
+        values: &[
+            ("string_stiffness", 3e-3),
+            ("damping", 0.25),
+            ("bow_position", 0.1),
+            ("bow_force", 8.0),
+            ("noise", 0.0),
+            ("bow_attack", 600.0),
+            ("bow_release", 1500.0),
+            ("body", 0.0),
+            ("body_mix", 35.0),
+        ],
+    },
+    Preset {
+        name: "Ghost Cello Lead",
+        category: "Sound Design",
+        description: "One voice gliding slowly between notes with a wide, slow vibrato, through a cello body.",
+        home_key: 57,
+        values: &[
+            ("play_mode", 2.0),
+            ("glide_time", 350.0),
+            ("vibrato_depth", 60.0),
+            ("vibrato_rate", 4.0),
+            ("bow_force", 4.0),
+            ("damping", 0.5),
+            ("bow_attack", 400.0),
+            ("body", 2.0),
+            ("body_mix", 100.0),
+        ],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_name_real_controls_in_range_and_are_unique() {
+        for (i, preset) in PRESETS.iter().enumerate() {
+            for (id, value) in preset.values {
+                let spec = controls::find(id).unwrap_or_else(|| panic!("{}: unknown control {id}", preset.name));
+                assert_eq!(spec.clamp(*value), *value, "{}: {id} = {value} is out of range", preset.name);
+            }
+            assert!(PRESETS[i + 1..].iter().all(|p| p.name != preset.name));
+        }
+        assert!(find("violin").is_some());
+    }
+}

@@ -1,0 +1,273 @@
+//! Expression at the engine: MPE bends land in tune and stay stable, pressure and note
+//! expressions reach only their voice, poly modulation by note ID, plain MIDI (poly
+//! aftertouch, mod-wheel vibrato, sustain), and the legato playing modes (four strings in
+//! fifths with sympathetic strings, mono with portamento).
+
+mod common;
+
+use common::*;
+use rosin::controls::{Controls, PlayMode};
+use rosin::expression::ExpressionKind;
+use rosin::physics::tuning::midi_key_to_hz;
+use rosin::voice::{NoteId, Phase};
+use rosin::voices::{Engine, NoteEvent, NotePattern};
+
+const RATE: f64 = 48_000.0;
+
+fn engine_with(controls: Controls) -> Engine {
+    let mut engine = Engine::new(RATE);
+    engine.set_controls(&controls);
+    engine
+}
+
+fn on(engine: &mut Engine, channel: u8, key: u8, voice_id: Option<i32>) {
+    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel, note: key, voice_id }, velocity: 0.9 });
+}
+
+fn off(engine: &mut Engine, channel: u8, key: u8) {
+    engine.handle_event(&NoteEvent::NoteOff { pattern: NotePattern { channel: Some(channel), note: Some(key), voice_id: None } });
+}
+
+/// A 14-bit MIDI bend, normalised as hosts deliver it.
+fn bend(engine: &mut Engine, channel: u8, semitones: f64, range_st: f64) {
+    let raw = (8192.0 + semitones / range_st * 8192.0).round().clamp(0.0, 16383.0);
+    engine.handle_event(&NoteEvent::PitchBend { channel, value: raw / 16383.0 });
+}
+
+/// Renders `seconds`, one sample at a time, and returns each string voice's own output.
+fn per_voice(engine: &mut Engine, seconds: f64, voices: usize) -> Vec<Vec<f32>> {
+    let mut out = vec![Vec::new(); voices];
+    let mut sample = [0.0f32];
+    for _ in 0..(seconds * RATE) as usize {
+        engine.render(&mut sample);
+        for (i, channel) in out.iter_mut().enumerate() {
+            channel.push(engine.voices()[i].last_output() as f32);
+        }
+    }
+    out
+}
+
+fn index_of(engine: &Engine, channel: u8, key: u8) -> usize {
+    engine.voices().iter().position(|v| !v.is_free() && v.note.channel == channel && v.note.note == key).expect("voice")
+}
+
+#[test]
+fn two_mpe_notes_bent_in_opposite_directions_both_land_in_tune() {
+    let c = Controls::default();
+    for (key, bend_st) in [(69u8, 2.0), (62, 12.0), (55, -12.0), (76, 7.0)] {
+        let mut engine = engine_with(c);
+        on(&mut engine, 2, key, None);
+        on(&mut engine, 3, key - 5, None);
+        // The bends arrive a moment after the notes, as a player's slide does.
+        engine.render(&mut vec![0.0; (0.3 * RATE) as usize]);
+        bend(&mut engine, 2, bend_st, c.mpe_bend_range_st);
+        bend(&mut engine, 3, -bend_st, c.mpe_bend_range_st);
+        let (a, b) = (index_of(&engine, 2, key), index_of(&engine, 3, key - 5));
+        let _settle = per_voice(&mut engine, 1.2, 2);
+        let held = per_voice(&mut engine, 0.6, 2);
+        for (index, target_key) in [(a, key as f64 + bend_st), (b, key as f64 - 5.0 - bend_st)] {
+            let expected = midi_key_to_hz(target_key);
+            let pitch = fundamental_hz(&held[index], RATE, expected);
+            assert!(
+                cents(pitch, expected).abs() < 3.0,
+                "key {key} bent to {target_key}: {pitch:.3} Hz, {:+.2} cents from {expected:.3}",
+                cents(pitch, expected)
+            );
+        }
+        assert_eq!(engine.recoveries(), 0, "a voice diverged while bent");
+    }
+}
+
+#[test]
+fn a_four_octave_bend_sweep_stays_stable_and_finite() {
+    let c = Controls::default();
+    let mut engine = engine_with(c);
+    on(&mut engine, 1, 69, None);
+    let mut out = vec![0.0f32; 256];
+    let steps = 400;
+    for step in 0..=steps {
+        // Down to -48, up to +48, back: every grid is stressed at both ends.
+        let phase = step as f64 / steps as f64;
+        let st = 48.0 * (std::f64::consts::TAU * phase).sin();
+        bend(&mut engine, 1, st, c.mpe_bend_range_st);
+        engine.render(&mut out);
+        assert!(out.iter().all(|s| s.is_finite() && s.abs() < 4.0), "bend {st:.1} st");
+    }
+    assert_eq!(engine.recoveries(), 0);
+    assert!(engine.voices()[0].is_held());
+}
+
+#[test]
+fn pressure_on_one_channel_changes_only_that_voice() {
+    let mut engine = engine_with(Controls::default());
+    on(&mut engine, 2, 60, None);
+    on(&mut engine, 3, 67, None);
+    engine.render(&mut vec![0.0; (0.5 * RATE) as usize]);
+    let (a, b) = (index_of(&engine, 2, 60), index_of(&engine, 3, 67));
+    let force = |e: &Engine, i: usize| e.voices()[i].applied_controls().normal_force_n;
+    let (a0, b0) = (force(&engine, a), force(&engine, b));
+    engine.handle_event(&NoteEvent::ChannelPressure { channel: 2, value: 0.25 });
+    engine.render(&mut vec![0.0; (0.05 * RATE) as usize]);
+    assert!((force(&engine, a) / a0 - 0.5).abs() < 1e-9, "pressure 0.25 halves the force: {} -> {}", a0, force(&engine, a));
+    assert_eq!(force(&engine, b), b0, "the other channel's voice moved");
+    // The slide (CC74) moves only its channel's bow towards the bridge.
+    let position = |e: &Engine, i: usize| e.voices()[i].applied_controls().bow_position;
+    engine.handle_event(&NoteEvent::ControlChange { channel: 3, cc: 74, value: 1.0 });
+    engine.render(&mut vec![0.0; (0.05 * RATE) as usize]);
+    assert!((position(&engine, b) - Controls::default().bow_position / 2.0).abs() < 1e-9);
+    assert_eq!(position(&engine, a), Controls::default().bow_position);
+}
+
+#[test]
+fn note_expressions_and_poly_modulation_reach_only_their_voice() {
+    let mut engine = engine_with(Controls::default());
+    on(&mut engine, 0, 60, Some(7));
+    on(&mut engine, 0, 64, Some(8));
+    engine.render(&mut vec![0.0; (0.5 * RATE) as usize]);
+    let (a, b) = (index_of(&engine, 0, 60), index_of(&engine, 0, 64));
+    let by_id = |id| NotePattern { channel: None, note: None, voice_id: Some(id) };
+    engine.handle_event(&NoteEvent::Expression { pattern: by_id(7), kind: ExpressionKind::Tuning, value: 1.0 });
+    engine.handle_event(&NoteEvent::PolyModulation { voice_id: 8, index: 1, normalized_offset: 0.1 });
+    engine.render(&mut vec![0.0; (0.05 * RATE) as usize]);
+    let v = engine.voices();
+    assert!((v[a].target_key() - 61.0).abs() < 1e-9, "tuning: {}", v[a].target_key());
+    assert!((v[b].target_key() - 64.0).abs() < 1e-9);
+    let velocity = Controls::default().bow_velocity_mps;
+    assert!((v[b].applied_controls().bow_velocity_mps - (velocity + 0.1)).abs() < 1e-9, "poly mod: {}", v[b].applied_controls().bow_velocity_mps);
+    assert!((v[a].applied_controls().bow_velocity_mps - velocity).abs() < 1e-9);
+    // MIDI poly aftertouch (no note ID) by channel and key.
+    engine.handle_event(&NoteEvent::Expression { pattern: NotePattern { channel: Some(0), note: Some(64), voice_id: None }, kind: ExpressionKind::Pressure, value: 1.0 });
+    engine.render(&mut vec![0.0; (0.05 * RATE) as usize]);
+    let v = engine.voices();
+    assert!(v[b].applied_controls().normal_force_n > 1.5 * v[a].applied_controls().normal_force_n);
+}
+
+#[test]
+fn the_mod_wheel_gives_vibrato_of_the_set_depth_and_rate() {
+    let c = Controls { vibrato_depth_cents: 40.0, vibrato_rate_hz: 5.0, ..Controls::default() };
+    let mut engine = engine_with(c);
+    on(&mut engine, 0, 69, None);
+    engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 1, value: 1.0 });
+    engine.render(&mut vec![0.0; (0.2 * RATE) as usize]);
+    // The pitch swings at 5 Hz by 40 cents either side of the note.
+    let mut offsets = Vec::new();
+    let mut sample = [0.0f32];
+    for _ in 0..RATE as usize {
+        engine.render(&mut sample);
+        offsets.push(engine.voices()[0].sounding_key() - 69.0);
+    }
+    let (lo, hi) = offsets.iter().fold((f64::MAX, f64::MIN), |(l, h), &s| (l.min(s), h.max(s)));
+    assert!((lo + 0.4).abs() < 0.02 && (hi - 0.4).abs() < 0.02, "vibrato span {lo:.3}..{hi:.3} st");
+    let rising: Vec<usize> = offsets.windows(2).enumerate().filter(|(_, w)| w[0] < 0.0 && w[1] >= 0.0).map(|(i, _)| i).collect();
+    let period_s = (rising[rising.len() - 1] - rising[0]) as f64 / (rising.len() - 1) as f64 / RATE;
+    assert!((period_s - 0.2).abs() < 0.002, "vibrato period {period_s:.4} s");
+}
+
+#[test]
+fn the_sustain_pedal_holds_released_notes_until_it_lifts() {
+    let mut engine = engine_with(Controls::default());
+    on(&mut engine, 0, 60, None);
+    engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 64, value: 1.0 });
+    off(&mut engine, 0, 60);
+    engine.render(&mut vec![0.0; 4800]);
+    assert_eq!(engine.voices()[0].phase(), Phase::Bowing);
+    engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 64, value: 0.0 });
+    engine.render(&mut vec![0.0; 480]);
+    assert_ne!(engine.voices()[0].phase(), Phase::Bowing);
+}
+
+fn four_strings(set: f64) -> Controls {
+    Controls { play_mode: 1.0, string_set: set, glide_time_ms: 40.0, ..Controls::default() }
+}
+
+#[test]
+fn four_strings_play_a_legato_phrase_on_one_bow_stroke_in_tune() {
+    // Violin: A4 (open A), B4 and C#5 slide on the A string, then F#5 (beyond a fifth above
+    // the A string) crosses to the E string, then back down to B4: one attack for the whole
+    // phrase.
+    let mut engine = engine_with(Controls { bow_force_n: 0.25, ..four_strings(1.0) });
+    let phrase: [(u8, usize); 5] = [(69, 2), (71, 2), (73, 2), (78, 3), (71, 2)];
+    let mut previous = None;
+    for (key, string) in phrase {
+        on(&mut engine, 0, key, None);
+        if let Some(p) = previous {
+            off(&mut engine, 0, p);
+        }
+        previous = Some(key);
+        let _settle = per_voice(&mut engine, 0.7, 4);
+        let held = per_voice(&mut engine, 0.4, 4);
+        let v = &engine.voices()[string];
+        assert!(v.is_held(), "{key} is not bowed on string {string}");
+        assert_eq!(v.note.note, key);
+        let expected = midi_key_to_hz(key as f64);
+        let pitch = fundamental_hz(&held[string], RATE, expected);
+        assert!(cents(pitch, expected).abs() < 5.0, "{key} on string {string}: {pitch:.2} Hz ({:+.1} cents)", cents(pitch, expected));
+    }
+    assert_eq!(engine.string_attacks(), 1, "the legato phrase re-attacked");
+    assert_eq!(engine.recoveries(), 0);
+    // The fourth string went back to ringing when the bow crossed back.
+    assert!(!engine.voices()[3].is_held() && !engine.voices()[3].is_free());
+    // Releasing the last note lifts the bow; a new note now is a new attack.
+    off(&mut engine, 0, 71);
+    engine.render(&mut vec![0.0; (0.3 * RATE) as usize]);
+    on(&mut engine, 0, 62, None);
+    assert_eq!(engine.string_attacks(), 2);
+    assert!(engine.voices()[1].is_held(), "D4 goes to the D string");
+}
+
+#[test]
+fn an_open_string_rings_in_sympathy_with_its_harmonic() {
+    // Bowing A4 on the D string (fingered a fifth up) makes the open A string ring far more
+    // than bowing G#4 there, which no open string shares.
+    let ring = |key: u8| {
+        let mut engine = engine_with(Controls { bow_force_n: 0.25, ..four_strings(1.0) });
+        // F4 first (none of its partials is near the A string's), then legato up the D string.
+        on(&mut engine, 0, 65, None);
+        engine.render(&mut vec![0.0; (0.2 * RATE) as usize]);
+        on(&mut engine, 0, key, None);
+        off(&mut engine, 0, 65);
+        assert!(engine.voices()[1].is_held(), "{key} should stay on the D string");
+        let out = per_voice(&mut engine, 1.0, 4);
+        (rms(&out[2][(0.5 * RATE) as usize..]), rms(&out[1][(0.5 * RATE) as usize..]))
+    };
+    let (a_string_at_a, bowed_a) = ring(69);
+    let (a_string_at_g_sharp, bowed_g_sharp) = ring(68);
+    let sympathy = db(a_string_at_a / bowed_a);
+    let off_harmonic = db(a_string_at_g_sharp / bowed_g_sharp);
+    assert!(sympathy > off_harmonic + 15.0, "sympathy {sympathy:.1} dB vs {off_harmonic:.1} dB off the harmonic");
+    assert!(sympathy > -35.0 && sympathy < -12.0, "the sympathetic string at {sympathy:.1} dB of the bowed one");
+    // At zero sympathy the open string stays silent.
+    let mut engine = engine_with(Controls { sympathetic_percent: 0.0, bow_force_n: 0.25, ..four_strings(1.0) });
+    on(&mut engine, 0, 69 + 0, None);
+    let out = per_voice(&mut engine, 0.5, 4);
+    assert!(out[1].iter().chain(&out[0]).chain(&out[3]).all(|&s| s == 0.0));
+}
+
+#[test]
+fn mono_legato_glides_without_a_new_attack_and_returns_to_a_held_note() {
+    let c = Controls { play_mode: 2.0, glide_time_ms: 100.0, ..Controls::default() };
+    let mut engine = engine_with(c);
+    on(&mut engine, 0, 60, None);
+    engine.render(&mut vec![0.0; (0.5 * RATE) as usize]);
+    on(&mut engine, 0, 67, None);
+    // Half-way through the glide the pitch is half-way.
+    engine.render(&mut vec![0.0; (0.05 * RATE) as usize]);
+    let mid = engine.voices()[0].target_key();
+    assert!((mid - 63.5).abs() < 0.2, "mid-glide key {mid:.2}");
+    let _ = per_voice(&mut engine, 0.8, 1);
+    let held = per_voice(&mut engine, 0.5, 1);
+    let expected = midi_key_to_hz(67.0);
+    let pitch = fundamental_hz(&held[0], RATE, expected);
+    assert!(cents(pitch, expected).abs() < 3.0, "{pitch:.2} Hz after the glide");
+    assert_eq!(engine.active_voice_count(), 1);
+    assert_eq!(engine.string_attacks(), 1);
+    // Releasing the top note glides back to the one still held.
+    off(&mut engine, 0, 67);
+    engine.render(&mut vec![0.0; (0.3 * RATE) as usize]);
+    assert!((engine.voices()[0].target_key() - 60.0).abs() < 1e-9);
+    assert!(engine.voices()[0].is_held());
+    off(&mut engine, 0, 60);
+    engine.render(&mut vec![0.0; 480]);
+    assert!(!engine.voices()[0].is_held());
+    assert_eq!(PlayMode::from_control(c.play_mode), PlayMode::MonoLegato);
+}
