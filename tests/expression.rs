@@ -271,3 +271,29 @@ fn mono_legato_glides_without_a_new_attack_and_returns_to_a_held_note() {
     assert!(!engine.voices()[0].is_held());
     assert_eq!(PlayMode::from_control(c.play_mode), PlayMode::MonoLegato);
 }
+
+#[test]
+fn a_bent_drum_note_sounds_as_the_key_it_is_bent_to() {
+    // Default plain-channel range (2 semitones) on channel 1, an MPE master: G3 bent up a
+    // whole tone plays A3's drum, wave speed and pitch.
+    let drum = Controls { instrument: 1.0, ..Controls::default() };
+    let play = |key: u8, raw_bend: f64| {
+        let mut engine = engine_with(drum);
+        on(&mut engine, 0, key, None);
+        engine.handle_event(&NoteEvent::PitchBend { channel: 0, value: raw_bend / 16383.0 });
+        engine.render(&mut vec![0.0; RATE as usize]);
+        let mut out = vec![0.0f32; (0.8 * RATE) as usize];
+        engine.render(&mut out);
+        (engine.drum_voices()[0].applied_controls().tuning.wave_speed_mps, out)
+    };
+    // 16383 is the top of MIDI's range: 8191/8192 of two semitones.
+    let (bent_c, bent) = play(55, 16383.0);
+    let (a3_c, a3) = play(57, 8192.0);
+    // (Within 0.2 cents: each key's wave speed is solved on the grid, not exactly 2^(1/12)
+    // apart, and the top of the bend is a hair short of two semitones.)
+    assert!((bent_c / a3_c - 1.0).abs() < 1e-4, "wave speeds {bent_c} and {a3_c}");
+    let a3_hz = midi_key_to_hz(57.0);
+    let (f_bent, f_a3) = (fundamental_hz(&bent, RATE, a3_hz), fundamental_hz(&a3, RATE, a3_hz));
+    assert!(cents(f_bent, f_a3).abs() < 3.0, "bent G3 {f_bent:.2} Hz, A3 {f_a3:.2} Hz");
+    assert!(cents(f_a3, a3_hz).abs() < 15.0, "A3's drum at {f_a3:.2} Hz");
+}

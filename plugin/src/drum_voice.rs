@@ -26,7 +26,7 @@ use crate::physics::drum::{fundamental_eigenvalue, wave_speed_for_mode, DrumCont
 use crate::physics::friction::ElastoPlasticParams;
 use crate::physics::membrane::{Membrane, MembraneTuning};
 use crate::physics::tuning::midi_key_to_hz;
-use crate::voice::{NoteId, CONTROL_RAMP_S};
+use crate::voice::{NoteId, CONTROL_RAMP_S, PITCH_SMOOTHING_S};
 
 /// The open end's displacement (m) to full scale, for middle C's wave speed: a default
 /// note peaks near -6 dBFS.
@@ -67,6 +67,7 @@ pub struct DrumVoice {
     /// The in-tune wave speed of the note being played.
     note_wave_speed_mps: f64,
     vibrato_phase: f64,
+    bend_st: LinearRamp,
     force: LinearRamp,
     bow_velocity: LinearRamp,
     bow_x: LinearRamp,
@@ -122,6 +123,7 @@ impl DrumVoice {
             tube_intervals,
             note_wave_speed_mps: tuning_wave_speed_mps(IN_TUNE_TUNING),
             vibrato_phase: 0.0,
+            bend_st: LinearRamp::new(0.0, LinearRamp::samples_for(PITCH_SMOOTHING_S, sample_rate_hz)),
             force: ramp(c.bow_force_n),
             bow_velocity: ramp(c.bow_velocity_mps),
             bow_x: ramp(c.drum_bow_x),
@@ -186,6 +188,7 @@ impl DrumVoice {
         self.age = age;
         self.velocity = velocity.clamp(0.0, 1.0);
         self.vibrato_phase = 0.0;
+        self.bend_st.snap(0.0);
         self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
         self.silence.reset();
         self.last_output = 0.0;
@@ -203,6 +206,11 @@ impl DrumVoice {
         self.variation.snap(c.drum_variation);
         self.rate.snap(c.drum_rate);
         self.gain.snap(c.drum_gain);
+    }
+
+    /// Pitch bend and note tuning (semitones), smoothed over [`PITCH_SMOOTHING_S`].
+    pub fn set_bend(&mut self, semitones: f64) {
+        self.bend_st.set_target(if semitones.is_finite() { semitones.clamp(-48.0, 48.0) } else { 0.0 });
     }
 
     /// New control targets; each ramps there over [`CONTROL_RAMP_S`].
@@ -265,7 +273,10 @@ impl DrumVoice {
         self.vibrato_phase -= self.vibrato_phase.floor();
         let vibrato = depth_mps * (2.0 * std::f64::consts::PI * self.vibrato_phase).sin();
         let detune = tuning_wave_speed_mps(tuning) / tuning_wave_speed_mps(IN_TUNE_TUNING);
-        let wave_speed = (self.note_wave_speed_mps * detune).clamp(MIN_TUNING_WAVE_SPEED_MPS, MAX_TUNING_WAVE_SPEED_MPS) + vibrato;
+        // A bend moves the wave speed as tension would, inside the grid's design range (like
+        // the Tuning control), so it can never break the stability condition.
+        let bend = (self.bend_st.next() / 12.0).exp2();
+        let wave_speed = (self.note_wave_speed_mps * detune * bend).clamp(MIN_TUNING_WAVE_SPEED_MPS, MAX_TUNING_WAVE_SPEED_MPS) + vibrato;
         self.drum.bow.friction.noise_per_normal_force = 0.004 * self.noise.next();
         let (x, y) = (self.bow_x.next(), self.bow_y.next());
         let (bow_x_m, bow_y_m) = self.bow_point_m(x, y);

@@ -276,7 +276,9 @@ impl Engine {
             voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
         }
         for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
-            drum.set_controls(&shaped_for(&drum.note, &drum.expression).controls);
+            let shaped = shaped_for(&drum.note, &drum.expression);
+            drum.set_controls(&shaped.controls);
+            drum.set_bend(shaped.bend_st);
         }
     }
 
