@@ -141,8 +141,10 @@ fn voice_capacity_is_reported_and_follows_the_playing_mode() {
     let (count, capacity, flags) = instance.voice_info().expect("clap.voice-info");
     assert_eq!((count, capacity), (16, 16));
     assert_ne!(flags & CLAP_VOICE_INFO_SUPPORTS_OVERLAPPING_NOTES, 0);
+    let changes = instance.voice_info_changes();
     instance.process(BLOCK, &[(0, HostEvent::Param { id: clap_param_id("play_mode"), value: 2.0 })]);
     assert_eq!(instance.voice_info().unwrap().0, 1, "mono legato plays one voice");
+    assert!(instance.voice_info_changes() > changes, "the host was not told");
     instance.process(BLOCK, &[(0, HostEvent::Param { id: clap_param_id("instrument"), value: 1.0 })]);
     assert_eq!(instance.voice_info().unwrap().0, 8, "the drum pool");
     // The poly-modulated bow controls say so to the host.

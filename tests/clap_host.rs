@@ -450,6 +450,8 @@ fn voice_info_and_the_modulation_flags_agree() {
         Some((count, capacity, flags)) => {
             println!("voice-info: {count} voices of {capacity}, flags {flags:#x}");
             assert!((1..=capacity).contains(&count), "{count} voices of a capacity of {capacity}");
+            // Bow force, velocity and position, and nothing else.
+            assert_eq!(per_note, 3, "{per_note} parameters are modulatable per note");
         }
         None => {
             println!("the plugin offers no clap.voice-info");

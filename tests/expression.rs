@@ -68,6 +68,7 @@ fn two_mpe_notes_bent_in_opposite_directions_both_land_in_tune() {
         for (index, target_key) in [(a, key as f64 + bend_st), (b, key as f64 - 5.0 - bend_st)] {
             let expected = midi_key_to_hz(target_key);
             let pitch = fundamental_hz(&held[index], RATE, expected);
+            eprintln!("key {key} bent to {target_key}: {:+.2} cents", cents(pitch, expected));
             assert!(
                 cents(pitch, expected).abs() < 3.0,
                 "key {key} bent to {target_key}: {pitch:.3} Hz, {:+.2} cents from {expected:.3}",
@@ -201,6 +202,7 @@ fn four_strings_play_a_legato_phrase_on_one_bow_stroke_in_tune() {
         assert_eq!(v.note.note, key);
         let expected = midi_key_to_hz(key as f64);
         let pitch = fundamental_hz(&held[string], RATE, expected);
+        eprintln!("{key} on string {string}: {:+.2} cents", cents(pitch, expected));
         assert!(cents(pitch, expected).abs() < 5.0, "{key} on string {string}: {pitch:.2} Hz ({:+.1} cents)", cents(pitch, expected));
     }
     assert_eq!(engine.string_attacks(), 1, "the legato phrase re-attacked");
@@ -234,6 +236,7 @@ fn an_open_string_rings_in_sympathy_with_its_harmonic() {
     let (a_string_at_g_sharp, bowed_g_sharp) = ring(68);
     let sympathy = db(a_string_at_a / bowed_a);
     let off_harmonic = db(a_string_at_g_sharp / bowed_g_sharp);
+    eprintln!("open A string: {sympathy:.1} dB of the bowed A4, {off_harmonic:.1} dB of the bowed G#4");
     assert!(sympathy > off_harmonic + 15.0, "sympathy {sympathy:.1} dB vs {off_harmonic:.1} dB off the harmonic");
     assert!(sympathy > -35.0 && sympathy < -12.0, "the sympathetic string at {sympathy:.1} dB of the bowed one");
     // At zero sympathy the open string stays silent.

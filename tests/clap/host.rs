@@ -6,6 +6,7 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::ptr;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use clap_sys::audio_buffer::clap_audio_buffer;
@@ -13,7 +14,7 @@ use clap_sys::entry::clap_plugin_entry;
 use clap_sys::events::*;
 use clap_sys::ext::params::{clap_param_info, clap_plugin_params, CLAP_EXT_PARAMS};
 use clap_sys::ext::state::{clap_plugin_state, CLAP_EXT_STATE};
-use clap_sys::ext::voice_info::{clap_plugin_voice_info, clap_voice_info, CLAP_EXT_VOICE_INFO};
+use clap_sys::ext::voice_info::{clap_host_voice_info, clap_plugin_voice_info, clap_voice_info, CLAP_EXT_VOICE_INFO};
 use clap_sys::factory::plugin_factory::{clap_plugin_factory, CLAP_PLUGIN_FACTORY_ID};
 use clap_sys::host::clap_host;
 use clap_sys::plugin::{clap_plugin, clap_plugin_descriptor};
@@ -101,16 +102,30 @@ unsafe extern "C" fn output_try_push(list: *const clap_output_events, event: *co
     true
 }
 
-/// What the host remembers between calls: the extension names the plugin asked it for.
+/// What the host remembers between calls: the extension names the plugin asked it for, and
+/// how often the plugin said its voice info changed.
 #[derive(Default)]
 struct HostState {
     requested_extensions: Mutex<Vec<String>>,
+    voice_info_changes: AtomicU32,
 }
 
-/// The host offers no extension; it only notes which ones the plugin asked for.
+unsafe extern "C" fn host_voice_info_changed(host: *const clap_host) {
+    let state = unsafe { &*((*host).host_data as *const HostState) };
+    state.voice_info_changes.fetch_add(1, Ordering::SeqCst);
+}
+
+/// `clap.voice-info` on the host side: hosts that take polyphonic modulation offer it.
+static HOST_VOICE_INFO: clap_host_voice_info = clap_host_voice_info { changed: Some(host_voice_info_changed) };
+
+/// The host offers only `clap.voice-info`; it notes which extensions the plugin asked for.
 unsafe extern "C" fn host_get_extension(host: *const clap_host, id: *const c_char) -> *const c_void {
     let state = unsafe { &*((*host).host_data as *const HostState) };
-    state.requested_extensions.lock().unwrap().push(c_str(id));
+    let name = c_str(id);
+    state.requested_extensions.lock().unwrap().push(name.clone());
+    if name.as_bytes() == CLAP_EXT_VOICE_INFO.to_bytes() {
+        return &HOST_VOICE_INFO as *const clap_host_voice_info as *const c_void;
+    }
     ptr::null()
 }
 unsafe extern "C" fn host_request(_host: *const clap_host) {}
@@ -235,6 +250,11 @@ impl ClapInstance {
     }
 
     /// The host extensions the plugin has asked for so far, in order (the host offers none).
+    /// How often the plugin told the host its voice info changed.
+    pub fn voice_info_changes(&self) -> u32 {
+        self.host_state.voice_info_changes.load(Ordering::SeqCst)
+    }
+
     pub fn requested_host_extensions(&self) -> Vec<String> {
         self.host_state.requested_extensions.lock().unwrap().clone()
     }
