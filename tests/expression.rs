@@ -300,3 +300,26 @@ fn a_bent_drum_note_sounds_as_the_key_it_is_bent_to() {
     assert!(cents(f_bent, f_a3).abs() < 3.0, "bent G3 {f_bent:.2} Hz, A3 {f_a3:.2} Hz");
     assert!(cents(f_a3, a3_hz).abs() < 15.0, "A3's drum at {f_a3:.2} Hz");
 }
+
+#[test]
+fn a_glide_is_smooth_no_clicks_as_the_finger_crosses_grid_nodes() {
+    // A fifth in 200 ms crosses several grid nodes with the finger. The largest step from
+    // one sample to the next during the glide stays of the size seen while the notes are
+    // held (the slip corner of the Helmholtz wave): no click at a node crossing.
+    let c = Controls { play_mode: 2.0, glide_time_ms: 200.0, noise: 0.0, body_mix_percent: 0.0, ..Controls::default() };
+    let mut engine = engine_with(c);
+    on(&mut engine, 0, 57, None);
+    let mut before = vec![0.0f32; RATE as usize];
+    engine.render(&mut before);
+    on(&mut engine, 0, 64, None);
+    let mut glide = vec![0.0f32; (0.2 * RATE) as usize];
+    engine.render(&mut glide);
+    let mut after = vec![0.0f32; RATE as usize];
+    engine.render(&mut after);
+    let largest_step = |x: &[f32]| x.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0f32, f32::max);
+    let held = largest_step(&before[(0.5 * RATE) as usize..]).max(largest_step(&after[(0.5 * RATE) as usize..]));
+    let gliding = largest_step(&glide);
+    eprintln!("largest step: {gliding:.4} gliding, {held:.4} held");
+    assert!(gliding < 1.3 * held, "a click while gliding: {gliding:.4} against {held:.4} held");
+    assert_eq!(engine.string_attacks(), 1);
+}
