@@ -151,7 +151,6 @@ fn voice_capacity_is_reported_and_follows_the_playing_mode() {
     for id in ["bow_force", "bow_velocity", "bow_position"] {
         assert_ne!(instance.param_info_flags(clap_param_id(id)) & clap_sys::ext::params::CLAP_PARAM_IS_MODULATABLE_PER_NOTE_ID, 0, "{id}");
     }
-    let _ = normalized("bow_force", 1.0);
 }
 
 #[test]
@@ -184,12 +183,6 @@ fn a_legato_phrase_in_four_string_mode_reports_every_note_and_plays_each_pitch()
     let mut ended: Vec<i32> = instance.note_ends_on_channels.iter().map(|(_, _, id)| *id).collect();
     ended.sort();
     assert_eq!(ended, vec![10, 11, 12], "every legato note ends once");
-}
-
-fn state_bytes(json: &str) -> Vec<u8> {
-    let mut bytes = (json.len() as u64).to_le_bytes().to_vec();
-    bytes.extend_from_slice(json.as_bytes());
-    bytes
 }
 
 #[test]

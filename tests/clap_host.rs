@@ -211,20 +211,11 @@ fn out_of_range_values_in_a_state_are_clamped() {
     // ignored, so the voice never sees an impossible control.
     let library = library();
     let instance = ClapInstance::new(&library, PLUGIN_ID);
-    let json = br#"{"version":"0.0.1","params":{"bow_force":{"f32":1e30},"bow_velocity":{"f32":-7.5},"damping":{"f32":-3.0},"no_such_param":{"f32":1.0}},"fields":{}}"#;
-    let mut bytes = (json.len() as u64).to_le_bytes().to_vec();
-    bytes.extend_from_slice(json);
-    assert!(instance.load_state(&bytes));
+    let json = r#"{"version":"0.0.1","params":{"bow_force":{"f32":1e30},"bow_velocity":{"f32":-7.5},"damping":{"f32":-3.0},"no_such_param":{"f32":1.0}},"fields":{}}"#;
+    assert!(instance.load_state(&state_bytes(json)));
     assert_eq!(instance.param_value(clap_param_id("bow_force")), 1.0);
     assert_eq!(instance.param_value(clap_param_id("bow_velocity")), 0.0);
     assert_eq!(instance.param_value(clap_param_id("damping")), 0.0);
-}
-
-/// A state written as a JSON body behind CLAP's length prefix.
-fn state_bytes(json: &str) -> Vec<u8> {
-    let mut bytes = (json.len() as u64).to_le_bytes().to_vec();
-    bytes.extend_from_slice(json.as_bytes());
-    bytes
 }
 
 #[test]

@@ -145,11 +145,7 @@ impl Engine {
         let set = string_set(self.controls.string_set);
         let controls = self.effective_controls();
         for (i, spec) in set.strings.iter().enumerate() {
-            let design = if set.equal_impedance {
-                set.note_design(spec.open_key as f64, controls.string_stiffness, controls.damping_scale)
-            } else {
-                spec.retuned(spec.open_frequency_hz(), controls.string_stiffness / crate::physics::string_set::DEFAULT_STIFFNESS_CONTROL, controls.damping_scale)
-            };
+            let design = set.note_design(spec.open_key as f64, controls.string_stiffness, controls.damping_scale);
             let marker = NoteId { channel: OPEN_STRING_CHANNEL + i as u8, note: spec.open_key, voice_id: None };
             // The strings are never the oldest voice, so a pad note never steals them.
             self.voices[i].start_open_string(marker, spec.open_key as f64, design, u64::MAX, &controls);
@@ -216,7 +212,7 @@ impl Engine {
             }
             PlayMode::Poly => {}
         }
-        self.push_controls();
+        self.controls_dirty = true;
     }
 
     /// A string that no longer plays a host note gets its marker back (so host events never

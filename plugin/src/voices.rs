@@ -87,6 +87,9 @@ pub struct Engine {
     body: BodyResonator,
     body_index: usize,
     body_mix: LinearRamp,
+    /// Expression changed since the voices last got their controls: they get them once, at
+    /// the next render, however many MIDI messages arrived in between.
+    pub(crate) controls_dirty: bool,
     gestures: GestureFrame,
     /// Whether each lane's bow was down at the last [`Engine::set_gestures`].
     pad_down: [bool; LANES],
@@ -128,6 +131,7 @@ impl Engine {
             },
             body_index: 0,
             body_mix: LinearRamp::new(controls.body_mix_percent / 100.0, LinearRamp::samples_for(CONTROL_RAMP_S, sample_rate_hz)),
+            controls_dirty: false,
             gestures: [LaneGesture::default(); LANES],
             pad_down: [false; LANES],
             next_age: 0,
@@ -257,6 +261,7 @@ impl Engine {
     /// Hands every sounding voice its controls: the host's (or the pad's), shaped by its
     /// channel's and its own expression, with its bend and vibrato.
     pub(crate) fn push_controls(&mut self) {
+        self.controls_dirty = false;
         self.gain.set_target(db_to_gain(self.controls.output_gain_db));
         self.body_mix.set_target(self.controls.body_mix_percent / 100.0);
         let midi = self.effective_controls();
@@ -347,7 +352,7 @@ impl Engine {
                 for drum in self.drums.iter_mut().filter(|v| !v.is_free() && pattern.matches(&v.note)) {
                     drum.expression.set(kind, value);
                 }
-                self.push_controls();
+                self.controls_dirty = true;
             }
             NoteEvent::PolyModulation { voice_id, index, normalized_offset } => {
                 for voice in self.voices.iter_mut().filter(|v| !v.is_free() && v.note.voice_id == Some(voice_id)) {
@@ -356,15 +361,15 @@ impl Engine {
                 for drum in self.drums.iter_mut().filter(|v| !v.is_free() && v.note.voice_id == Some(voice_id)) {
                     drum.expression.modulate(index, normalized_offset);
                 }
-                self.push_controls();
+                self.controls_dirty = true;
             }
             NoteEvent::PitchBend { channel, value } => {
                 self.midi.pitch_bend(channel, value);
-                self.push_controls();
+                self.controls_dirty = true;
             }
             NoteEvent::ChannelPressure { channel, value } => {
                 self.midi.channel_pressure(channel, value);
-                self.push_controls();
+                self.controls_dirty = true;
             }
             NoteEvent::ControlChange { channel, cc, value } => {
                 match self.midi.control_change(channel, cc, value) {
@@ -372,7 +377,7 @@ impl Engine {
                     ChannelAction::AllNotesOff => self.all_notes_off(),
                     ChannelAction::SustainReleased(pedal) => self.release_sustained(pedal),
                 }
-                self.push_controls();
+                self.controls_dirty = true;
             }
         }
     }
@@ -495,6 +500,9 @@ impl Engine {
 
     /// Renders `out.len()` samples of the mono mix into `out` (overwriting it).
     pub fn render(&mut self, out: &mut [f32]) {
+        if self.controls_dirty {
+            self.push_controls();
+        }
         let four_strings = self.play_mode() == PlayMode::FourStrings;
         let controls = self.controls;
         for sample in out.iter_mut() {

@@ -422,6 +422,13 @@ impl Drop for ClapInstance {
 }
 
 /// nice-plug's CLAP parameter ID for a string ID (a Rabin fingerprint, top bit cleared).
+/// A state written as a JSON body behind CLAP's length prefix (nice-plug's state format).
+pub fn state_bytes(json: &str) -> Vec<u8> {
+    let mut bytes = (json.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(json.as_bytes());
+    bytes
+}
+
 pub fn clap_param_id(id: &str) -> u32 {
     let mut hash: u32 = 0;
     for byte in id.bytes() {
