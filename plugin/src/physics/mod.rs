@@ -12,6 +12,7 @@ pub mod tuning;
 pub mod note_string;
 pub mod string_set;
 pub mod intonation;
+pub mod lumped_bow;
 pub mod membrane;
 pub mod tube;
 pub mod connection;
