@@ -13,6 +13,7 @@ pub mod note_string;
 pub mod string_set;
 pub mod intonation;
 pub mod lumped_bow;
+pub mod hyperbolic_friction;
 pub mod membrane;
 pub mod tube;
 pub mod connection;

@@ -1,0 +1,208 @@
+//! serafin1999's hyperbolic friction law, solved in closed form at a bow contact
+//! (`MODELS.md` section 4). The friction coefficient falls with the sliding speed,
+//! `mu(x) = muC + a / (b + x)` (the paper: 0.3 + 0.1 / (0.2 + |dv|), so `muS` = 0.8), and the
+//! bow-string contact must satisfy both the friction law and the string's response, the
+//! line `v = v_free - c f` with `c` the string's mobility over a step (`1 / 2Z` on a
+//! waveguide, the FDTD coupling on a finite-difference string).
+//!
+//! While sliding in direction `s`, `f = s mu(|v|) fN`; with `x = s v` the two meet where
+//! `x^2 + (b - p) x + c fN a - p b = 0`, `p = s v_free - c fN muC`: a quadratic, so no
+//! iteration at all. Sticking (`v = 0`) needs `|v_free| <= c muS fN`.
+//!
+//! Where sticking and sliding are both possible the contact keeps what it was doing (the
+//! paper's hysteresis rule), and of two sliding roots it takes the larger: the smaller is
+//! the unstable middle intersection, never taken.
+
+/// The law's constants: `mu(x) = coulomb + numerator / (offset_mps + x)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HyperbolicLaw {
+    pub coulomb_coefficient: f64,
+    pub numerator_mps: f64,
+    pub offset_mps: f64,
+}
+
+impl Default for HyperbolicLaw {
+    /// serafin1999: `mu = 0.3 + 0.1 / (0.2 + |dv|)`.
+    fn default() -> Self {
+        Self { coulomb_coefficient: 0.3, numerator_mps: 0.1, offset_mps: 0.2 }
+    }
+}
+
+impl HyperbolicLaw {
+    /// `mu` at a sliding speed (m/s, its size).
+    #[inline]
+    pub fn coefficient(&self, speed_mps: f64) -> f64 {
+        self.coulomb_coefficient + self.numerator_mps / (self.offset_mps + speed_mps.abs())
+    }
+
+    /// `muS`, the coefficient at rest.
+    pub fn static_coefficient(&self) -> f64 {
+        self.coefficient(0.0)
+    }
+}
+
+/// What the contact is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContactState {
+    Sticking,
+    /// Sliding with the relative velocity's sign.
+    Sliding(i8),
+}
+
+/// One sample's result: the friction force (acting as `v = v_free - c f`) and the relative
+/// velocity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HyperbolicContact {
+    pub force_n: f64,
+    pub relative_velocity_mps: f64,
+    pub state: ContactState,
+}
+
+/// The contact between samples: only whether it sticks or slides.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HyperbolicFriction {
+    pub law: HyperbolicLaw,
+    state: ContactState,
+}
+
+impl HyperbolicFriction {
+    pub fn new(law: HyperbolicLaw) -> Self {
+        Self { law, state: ContactState::Sticking }
+    }
+
+    pub fn state(&self) -> ContactState {
+        self.state
+    }
+
+    pub fn reset(&mut self) {
+        self.state = ContactState::Sticking;
+    }
+
+    /// The larger sliding speed in direction `sign` where the line meets the law, if any.
+    fn slide_speed(&self, sign: f64, free_velocity_mps: f64, mobility: f64) -> Option<f64> {
+        let l = &self.law;
+        let p = sign * free_velocity_mps - mobility * l.coulomb_coefficient;
+        let b = l.offset_mps;
+        // x^2 + (b - p) x + (mobility a - p b) = 0, mobility here already times fN.
+        let discriminant = (b + p) * (b + p) - 4.0 * mobility * l.numerator_mps;
+        if discriminant < 0.0 {
+            return None;
+        }
+        let x = 0.5 * ((p - b) + discriminant.sqrt());
+        (x > 0.0).then_some(x)
+    }
+
+    /// Solves one sample: the string would move at `free_velocity_mps` relative to the bow
+    /// without friction, and moves `mobility_s_per_kg` m/s less per newton of friction.
+    pub fn solve(&mut self, free_velocity_mps: f64, mobility_s_per_kg: f64, normal_force_n: f64) -> HyperbolicContact {
+        if normal_force_n <= 0.0 || !free_velocity_mps.is_finite() || mobility_s_per_kg <= 0.0 {
+            self.state = ContactState::Sliding(free_velocity_mps.signum() as i8);
+            let v = if free_velocity_mps.is_finite() { free_velocity_mps } else { 0.0 };
+            return HyperbolicContact { force_n: 0.0, relative_velocity_mps: v, state: self.state };
+        }
+        let c = mobility_s_per_kg * normal_force_n;
+        let stick_force = free_velocity_mps / mobility_s_per_kg;
+        let can_stick = stick_force.abs() <= self.law.static_coefficient() * normal_force_n;
+        let slide = |sign: f64| self.slide_speed(sign, free_velocity_mps, c).map(|x| (sign, x));
+        let sliding = match self.state {
+            // Hysteresis: a sticking contact sticks while it can.
+            ContactState::Sticking if can_stick => None,
+            ContactState::Sticking => slide(free_velocity_mps.signum()),
+            // A sliding contact slides on while its root exists.
+            ContactState::Sliding(s) => slide(s as f64).or_else(|| if can_stick { None } else { slide(free_velocity_mps.signum()) }),
+        };
+        let result = match sliding {
+            Some((sign, x)) => HyperbolicContact {
+                force_n: sign * self.law.coefficient(x) * normal_force_n,
+                relative_velocity_mps: sign * x,
+                state: ContactState::Sliding(sign as i8),
+            },
+            // No sliding root (the line passes between the branches) means sticking is
+            // possible: the line meets v = 0 inside the static band.
+            None => HyperbolicContact {
+                force_n: stick_force.clamp(-self.law.static_coefficient() * normal_force_n, self.law.static_coefficient() * normal_force_n),
+                relative_velocity_mps: 0.0,
+                state: ContactState::Sticking,
+            },
+        };
+        self.state = result.state;
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sweeps the free velocity up and back down through the contact: returns the free
+    /// velocities where it broke away and where it stuck again.
+    fn sweep(mobility: f64, normal_force_n: f64) -> (f64, f64, Vec<(f64, HyperbolicContact)>) {
+        let mut contact = HyperbolicFriction::new(HyperbolicLaw::default());
+        let steps = 20_000;
+        let top = 2.0 * mobility * normal_force_n;
+        let mut samples = Vec::new();
+        let (mut broke, mut stuck) = (f64::NAN, f64::NAN);
+        for i in 0..=2 * steps {
+            let phase = i as f64 / steps as f64;
+            let v_free = top * if phase <= 1.0 { phase } else { 2.0 - phase };
+            let before = contact.state();
+            let out = contact.solve(v_free, mobility, normal_force_n);
+            if before == ContactState::Sticking && out.state != ContactState::Sticking && broke.is_nan() {
+                broke = v_free;
+            }
+            if before != ContactState::Sticking && out.state == ContactState::Sticking && phase > 1.0 && stuck.is_nan() {
+                stuck = v_free;
+            }
+            samples.push((v_free, out));
+        }
+        (broke, stuck, samples)
+    }
+
+    #[test]
+    fn every_sample_is_on_the_line_and_on_the_law() {
+        let law = HyperbolicLaw::default();
+        for (mobility, force) in [(1.0, 1.0), (2.5, 0.5), (0.05, 2.0)] {
+            let (_, _, samples) = sweep(mobility, force);
+            for (v_free, out) in samples {
+                let line = v_free - mobility * out.force_n;
+                assert!((out.relative_velocity_mps - line).abs() < 1e-12, "off the line at v_free {v_free}");
+                match out.state {
+                    ContactState::Sticking => {
+                        assert_eq!(out.relative_velocity_mps, 0.0);
+                        assert!(out.force_n.abs() <= law.static_coefficient() * force * (1.0 + 1e-12));
+                    }
+                    ContactState::Sliding(s) => {
+                        assert_eq!(out.relative_velocity_mps.signum(), s as f64);
+                        let on_law = s as f64 * law.coefficient(out.relative_velocity_mps) * force;
+                        assert!((out.force_n - on_law).abs() < 1e-12 * force, "off the law at v_free {v_free}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn breakaway_at_mu_s_and_a_later_return_to_stick_is_hysteresis() {
+        // In the (speed, force) plane the line falls with slope -1/mobility and the law at
+        // most with slope -fN a / b^2 = -2.5 fN. With mobility fN = 1 > 0.4 the line is the
+        // shallower, can meet the law twice, and sliding outlives the breakaway point.
+        let (mobility, force) = (1.0, 1.0);
+        let (broke, stuck, _) = sweep(mobility, force);
+        let threshold = mobility * HyperbolicLaw::default().static_coefficient() * force;
+        assert!((broke - threshold).abs() <= 2.0 * 2.0 * mobility * force / 20_000.0, "broke away at {broke}, muS threshold {threshold}");
+        assert!(stuck < broke - 0.05, "stuck again at {stuck}, broke away at {broke}: no hysteresis");
+        // Where it sticks again the sliding root has just vanished: the line is tangent to
+        // the law, so the discriminant crosses zero there.
+        let law = HyperbolicLaw::default();
+        let c = mobility * force;
+        let discriminant = |v_free: f64| {
+            let p = v_free - c * law.coulomb_coefficient;
+            (law.offset_mps + p).powi(2) - 4.0 * c * law.numerator_mps
+        };
+        let step = 2.0 * 2.0 * mobility * force / 20_000.0;
+        assert!(discriminant(stuck) < 0.0 && discriminant(stuck + step) >= 0.0, "release not at the tangency");
+        // With mobility fN = 0.1 < 0.4 the line meets the law once: no hysteresis band.
+        let (broke, stuck, _) = sweep(0.05, 2.0);
+        assert!((broke - stuck).abs() <= 2.0 * 2.0 * 0.05 * 2.0 / 20_000.0 + 1e-12, "{broke} vs {stuck}");
+    }
+}
