@@ -241,7 +241,7 @@ fn an_open_string_rings_in_sympathy_with_its_harmonic() {
     assert!(sympathy > -35.0 && sympathy < -12.0, "the sympathetic string at {sympathy:.1} dB of the bowed one");
     // At zero sympathy the open string stays silent.
     let mut engine = engine_with(Controls { sympathetic_percent: 0.0, bow_force_n: 0.25, ..four_strings(1.0) });
-    on(&mut engine, 0, 69 + 0, None);
+    on(&mut engine, 0, 69, None);
     let out = per_voice(&mut engine, 0.5, 4);
     assert!(out[1].iter().chain(&out[0]).chain(&out[3]).all(|&s| s == 0.0));
 }

@@ -21,7 +21,7 @@
 use crate::controls::{self, Controls};
 
 pub const MIDI_CHANNELS: usize = 16;
-/// The MPE specification's default bend ranges, used until the controls or RPN 0 set others.
+/// The RPN selection "none" (CC 101 and 100 both 127): data entry then changes nothing.
 const NULL_RPN: (u8, u8) = (127, 127);
 
 /// What one MIDI channel currently says.

@@ -182,7 +182,7 @@ impl LumpedBowedMass {
             + 0.5 * p.friction.bristle_stiffness_n_per_m * self.z_half * self.z_half
     }
 
-    /// The parts of `v = A - B F` and of `mu_t z` as functions of `v` at this step.
+    /// `(A, B, a_u, b_u)` at this step: `v = A - B F` and `dt. u = a_u - b_u F`.
     fn linear_parts(&self, bow_velocity_mps: f64) -> (f64, f64, f64, f64) {
         let p = &self.params;
         let k = self.time_step_s;
@@ -190,7 +190,7 @@ impl LumpedBowedMass {
         let a_u = (2.0 * p.mass_kg * (self.u - self.u_previous) / (k * k) - p.stiffness_n_per_m * self.u) / mass_den;
         let hair_den = 2.0 * p.hair_mass_kg / k + 0.5 * p.hair_stiffness_n_per_m * k + p.hair_damping_kg_per_s;
         let a_eta = (2.0 * p.hair_mass_kg * (self.eta - self.eta_previous) / (k * k) - 0.5 * p.hair_stiffness_n_per_m * (self.eta + self.eta_previous)) / hair_den;
-        (a_u - a_eta - bow_velocity_mps, 1.0 / mass_den + 1.0 / hair_den, 1.0 / mass_den, 1.0 / hair_den)
+        (a_u - a_eta - bow_velocity_mps, 1.0 / mass_den + 1.0 / hair_den, a_u, 1.0 / mass_den)
     }
 
     /// `mu_t z` for a trial `v` (the force balance solved for it) and its derivative.
@@ -226,7 +226,7 @@ impl LumpedBowedMass {
     /// Steps one sample with the bow pressing `normal_force_n` (> 0) at `bow_velocity_mps`.
     pub fn step(&mut self, normal_force_n: f64, bow_velocity_mps: f64) -> LumpedStep {
         let k = self.time_step_s;
-        let (a, b, b_u, _) = self.linear_parts(bow_velocity_mps);
+        let (a, b, a_u, b_u) = self.linear_parts(bow_velocity_mps);
         let (v, iterations) = self.solve(normal_force_n, a, b);
         self.stats.record(iterations);
         if iterations == MAX_NEWTON_STEPS {
@@ -238,7 +238,7 @@ impl LumpedBowedMass {
         let delta_z = 2.0 * (r - self.z_half) / k;
         let force = s0 * r + s1 * delta_z;
         // dt. u from its linear relation with the force; dt. eta from eq. 27.
-        let mass_velocity = self.mass_velocity(force, b_u);
+        let mass_velocity = a_u - b_u * force;
         let hair_velocity = mass_velocity - bow_velocity_mps - v;
         let u_next = self.u_previous + 2.0 * k * mass_velocity;
         let eta_next = self.eta_previous + 2.0 * k * hair_velocity;
@@ -259,13 +259,6 @@ impl LumpedBowedMass {
             bow_power_w: force * bow_velocity_mps,
             iterations,
         }
-    }
-
-    /// `dt. u^n` for a friction force.
-    fn mass_velocity(&self, force_n: f64, b_u: f64) -> f64 {
-        let p = &self.params;
-        let k = self.time_step_s;
-        (2.0 * p.mass_kg * (self.u - self.u_previous) / (k * k) - p.stiffness_n_per_m * self.u - force_n) * b_u
     }
 
     /// Newton from the previous solution, each step halved until `|G|` falls (G is only
