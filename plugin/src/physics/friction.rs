@@ -43,6 +43,17 @@ impl Default for ElastoPlasticParams {
     }
 }
 
+/// matusiak2025's refined bristle damping (eq. 14): `sigma1(v) = fC / sqrt(v^2 + eps^2)`
+/// with `eps = fC / sigma1_bar`, so `sigma1(0) = sigma1_bar` and `sigma1(v) v` never exceeds
+/// the Coulomb force `fC = muC fN`. Returns `(sigma1, d sigma1 / dv)`.
+#[inline]
+pub fn refined_bristle_damping(coulomb_force_n: f64, damping_at_rest_kg_per_s: f64, velocity_mps: f64) -> (f64, f64) {
+    let eps = coulomb_force_n / damping_at_rest_kg_per_s;
+    let r2 = velocity_mps * velocity_mps + eps * eps;
+    let r = r2.sqrt();
+    (coulomb_force_n / r, -coulomb_force_n * velocity_mps / (r2 * r))
+}
+
 /// The bristle rate `r(v, z)` and its partial derivatives, for the analytic Jacobian.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BristleRate {

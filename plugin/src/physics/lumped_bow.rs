@@ -20,7 +20,7 @@
 //! may reach zero), it falls back to bisection on a bracket found by expanding from the
 //! previous solution, itself capped.
 
-use super::friction::ElastoPlasticParams;
+use super::friction::{refined_bristle_damping, ElastoPlasticParams};
 use super::newton::IterationStats;
 
 /// Newton steps before the bisection fallback.
@@ -99,13 +99,7 @@ impl LumpedParams {
         let bar = self.friction.bristle_damping_kg_per_s;
         match self.damping_law {
             BristleDamping::Constant => (bar, 0.0),
-            BristleDamping::Refined => {
-                let coulomb = self.friction.coulomb_coefficient * normal_force_n;
-                let eps = coulomb / bar;
-                let r2 = velocity_mps * velocity_mps + eps * eps;
-                let r = r2.sqrt();
-                (coulomb / r, -coulomb * velocity_mps / (r2 * r))
-            }
+            BristleDamping::Refined => refined_bristle_damping(self.friction.coulomb_coefficient * normal_force_n, bar, velocity_mps),
         }
     }
 }
