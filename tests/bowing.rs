@@ -109,7 +109,7 @@ fn newton_converges_in_a_few_iterations() {
     for f0 in [55.0, 196.0, 440.0, 1318.5] {
         let mut string = string_for(f0);
         bow(&mut string, 6.0, 0.1, 0.18, 0.6);
-        let stats = &string.bow.stats;
+        let stats = &string.bow.stats();
         let median = stats.median().unwrap();
         assert!(median <= 5, "f0 {f0}: median {median} iterations");
         assert!(stats.max().unwrap() < 50, "f0 {f0}: hit the iteration cap");

@@ -104,6 +104,10 @@ spec!(VIBRATO_DEPTH, "vibrato_depth", "Vibrato Depth", " cents", 0.0, 100.0, 30.
 spec!(BODY, "body", "Body", choices &["Violin", "Viola", "Cello", "Double Bass"], 0.0);
 spec!(BODY_MIX, "body_mix", "Body Mix", " %", 0.0, 100.0, 60.0, Linear);
 spec!(SYMPATHETIC, "sympathetic", "Sympathetic Strings", " %", 0.0, 100.0, 50.0, Linear);
+// Which friction law the bow follows (`physics::contact`), and which string model it bows
+// (`physics::waveguide`). Both are read when the bow next touches a string.
+spec!(FRICTION_MODEL, "friction_model", "Friction Model", choices &["Dupont Elasto-Plastic (2019)", "Passive Refined (2025)", "Hyperbolic (1999)", "Dahl (1999)"], 0.0);
+spec!(STRING_ENGINE, "string_engine", "String Engine", choices &["Finite Difference", "Waveguide"], 0.0);
 
 /// Every control, in display order.
 pub const ALL: &[ControlSpec] = &[
@@ -144,6 +148,8 @@ pub const ALL: &[ControlSpec] = &[
     BODY,
     BODY_MIX,
     SYMPATHETIC,
+    FRICTION_MODEL,
+    STRING_ENGINE,
 ];
 
 /// Looks a control up by its ID.
@@ -212,6 +218,11 @@ pub struct Controls {
     pub body_mix_percent: f64,
     /// How strongly a bowed string drives the others in the four-string mode.
     pub sympathetic_percent: f64,
+    /// Index into [`crate::physics::contact::FrictionModel::ALL`]; read when the bow next
+    /// touches a string.
+    pub friction_model: f64,
+    /// 0 finite-difference string, 1 digital waveguide; read when a note starts.
+    pub string_engine: f64,
 }
 
 /// How notes are given to strings.
@@ -284,6 +295,8 @@ impl Controls {
             body: get(&BODY),
             body_mix_percent: get(&BODY_MIX),
             sympathetic_percent: get(&SYMPATHETIC),
+            friction_model: get(&FRICTION_MODEL),
+            string_engine: get(&STRING_ENGINE),
         }
     }
 
@@ -327,6 +340,8 @@ impl Controls {
             "body" => self.body,
             "body_mix" => self.body_mix_percent,
             "sympathetic" => self.sympathetic_percent,
+            "friction_model" => self.friction_model,
+            "string_engine" => self.string_engine,
             _ => return None,
         })
     }

@@ -87,6 +87,10 @@ pub struct RosinParams {
     pub body_mix: FloatParam,
     #[id = "sympathetic"]
     pub sympathetic: FloatParam,
+    #[id = "friction_model"]
+    pub friction_model: IntParam,
+    #[id = "string_engine"]
+    pub string_engine: IntParam,
 }
 
 /// Starting values that replace the specs' defaults for this process: set once by
@@ -182,6 +186,8 @@ impl Default for RosinParams {
             body: choice(&controls::BODY),
             body_mix: param(&controls::BODY_MIX),
             sympathetic: param(&controls::SYMPATHETIC),
+            friction_model: choice(&controls::FRICTION_MODEL),
+            string_engine: choice(&controls::STRING_ENGINE),
         }
     }
 }
@@ -228,6 +234,8 @@ impl RosinParams {
             "body" => Int(&self.body),
             "body_mix" => Float(&self.body_mix),
             "sympathetic" => Float(&self.sympathetic),
+            "friction_model" => Int(&self.friction_model),
+            "string_engine" => Int(&self.string_engine),
             _ => return None,
         })
     }

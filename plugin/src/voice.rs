@@ -25,6 +25,7 @@ use crate::dsp::dc_blocker::DcBlocker;
 use crate::dsp::decimator::{Decimator, MAX_FACTOR};
 use crate::dsp::ramp::LinearRamp;
 use crate::physics::bowed_string::{BowedString, BowingControls};
+use crate::physics::contact::FrictionModel;
 use crate::physics::friction::ElastoPlasticParams;
 use crate::physics::intonation::Intonation;
 use crate::physics::string_set::string_set;
@@ -229,6 +230,7 @@ impl StringVoice {
         let design = string_set(controls.string_set).note_design(key, controls.string_stiffness, controls.damping_scale);
         self.age = age;
         self.tune(key, design);
+        self.choose_friction(controls);
         self.note = note;
         self.velocity = velocity.clamp(0.0, 1.0);
         self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
@@ -242,6 +244,7 @@ impl StringVoice {
     pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls) {
         self.age = age;
         self.tune(open_key, design);
+        self.choose_friction(controls);
         self.note = note;
         self.velocity = 1.0;
         self.envelope.start(1.0, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
@@ -257,9 +260,28 @@ impl StringVoice {
         if legato {
             self.envelope.start_crossing(CROSSING_MS, controls.bow_release_ms, self.sample_rate_hz);
         } else {
+            // The bow comes down from the air: the moment a new friction model can take over
+            // without a click.
+            if self.envelope.pressure() == 0.0 {
+                self.choose_friction(controls);
+            }
             self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
             self.attacks += 1;
         }
+    }
+
+    /// Puts the bow's contact under the friction model the controls name. Only called with
+    /// the bow off the string: the contact starts from rest.
+    fn choose_friction(&mut self, controls: &Controls) {
+        let model = FrictionModel::from_index(controls.friction_model.round().max(0.0) as usize);
+        if model != self.bowed.bow.model() {
+            self.bowed.bow.set_model(model);
+        }
+    }
+
+    /// The friction model the bow follows.
+    pub fn friction_model(&self) -> FrictionModel {
+        self.bowed.bow.model()
     }
 
     fn tune(&mut self, key: f64, design: NoteStringDesign) {

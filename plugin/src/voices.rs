@@ -575,7 +575,7 @@ impl Engine {
     pub fn newton_stats(&self) -> IterationStats {
         let mut stats = IterationStats::default();
         for voice in &self.voices {
-            stats.merge(&voice.bowed_string().bow.stats);
+            stats.merge(&voice.bowed_string().bow.stats());
         }
         for drum in &self.drums {
             stats.merge(&drum.drum().bow.stats);

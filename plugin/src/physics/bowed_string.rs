@@ -1,7 +1,8 @@
-//! A bowed stiff string: the string scheme, the elasto-plastic bow and the stopping finger
+//! A bowed stiff string: the string scheme, the bow's friction contact and the stopping finger
 //! stepped together, one sample at a time (willemsen2019).
 
-use super::bow::{BowContact, ContactInput, ContactOutput};
+use super::bow::{ContactInput, ContactOutput};
+use super::contact::FrictionContact;
 use super::friction::ElastoPlasticParams;
 use super::interpolation::CubicPoint;
 use super::string::{StiffString, StringMaterial};
@@ -26,7 +27,8 @@ pub struct BowingControls {
 /// A stiff string with a bow and a stopping finger.
 pub struct BowedString {
     pub string: StiffString,
-    pub bow: BowContact,
+    /// The bow's contact, under whichever friction model is chosen.
+    pub bow: FrictionContact,
     bow_point: CubicPoint,
     bow_point_m: f64,
     /// `sum(w^2)` over the bow stencil's moving nodes.
@@ -48,7 +50,7 @@ impl BowedString {
         let string = StiffString::with_capacity(max_intervals, grid, material);
         let mut bowed = Self {
             string,
-            bow: BowContact::new(friction, seed),
+            bow: FrictionContact::new(friction, seed),
             bow_point: CubicPoint::new(1.0, grid.intervals.max(4)),
             bow_point_m: f64::NAN,
             bow_weight_energy: 0.0,

@@ -58,16 +58,83 @@ pub struct HyperbolicContact {
     pub state: ContactState,
 }
 
-/// The contact between samples: only whether it sticks or slides.
+/// The contact between samples: whether it sticks or slides, and (for the elastic stick)
+/// the stuck contact's deflection.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HyperbolicFriction {
     pub law: HyperbolicLaw,
     state: ContactState,
+    stick_deflection_m: f64,
+}
+
+/// A sticking contact held by a stiff, damped spring instead of rigidly: see
+/// [`HyperbolicFriction::solve_elastic`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ElasticStick {
+    pub stiffness_n_per_m: f64,
+    pub damping_kg_per_s: f64,
+    pub time_step_s: f64,
 }
 
 impl HyperbolicFriction {
     pub fn new(law: HyperbolicLaw) -> Self {
-        Self { law, state: ContactState::Sticking }
+        Self { law, state: ContactState::Sticking, stick_deflection_m: 0.0 }
+    }
+
+    /// The law with a compliant stick, for the finite-difference string. There a rigid stick
+    /// (`v = 0` exactly) is imposed on the centred velocity `(u^{n+1} - u^{n-1}) / 2k`, which
+    /// leaves the contact point's sample-to-sample motion free: the stuck string chatters
+    /// and slips several times a period. Here the stuck contact is held by a spring `s0`
+    /// with damping `s1` (the elasto-plastic model's presliding bristle, backward Euler),
+    /// `f = s0 (z + v k) + s1 v`, for as long as `|f| <= muS fN`; past that it slides on the
+    /// hyperbola exactly as [`Self::solve`] does, and when the sliding root vanishes it
+    /// sticks again with the spring carrying the force it had. Sliding samples are on the
+    /// law's curve; sticking ones have `|v|` of order `muS fN / (s0 k)`.
+    pub fn solve_elastic(&mut self, free_velocity_mps: f64, mobility_s_per_kg: f64, normal_force_n: f64, stick: &ElasticStick) -> HyperbolicContact {
+        if normal_force_n <= 0.0 || !free_velocity_mps.is_finite() || mobility_s_per_kg <= 0.0 {
+            self.stick_deflection_m = 0.0;
+            return self.solve(free_velocity_mps, mobility_s_per_kg, normal_force_n);
+        }
+        let k = stick.time_step_s;
+        let s0 = stick.stiffness_n_per_m;
+        let grip = s0 * k + stick.damping_kg_per_s.max(1.0 / mobility_s_per_kg);
+        let limit = self.law.static_coefficient() * normal_force_n;
+        let stuck = |z: f64| {
+            let v = (free_velocity_mps - mobility_s_per_kg * s0 * z) / (1.0 + mobility_s_per_kg * grip);
+            (v, s0 * z + grip * v)
+        };
+        let c = mobility_s_per_kg * normal_force_n;
+        if let ContactState::Sliding(sign) = self.state {
+            if let Some(x) = self.slide_speed(sign as f64, free_velocity_mps, c) {
+                let force = sign as f64 * self.law.coefficient(x) * normal_force_n;
+                self.stick_deflection_m = force / s0;
+                return HyperbolicContact { force_n: force, relative_velocity_mps: sign as f64 * x, state: self.state };
+            }
+            // The sliding root is gone: the contact grips, the spring carrying the force of
+            // the last sliding sample.
+            self.state = ContactState::Sticking;
+        }
+        let (v, force) = stuck(self.stick_deflection_m);
+        if force.abs() <= limit {
+            self.stick_deflection_m += v * k;
+            return HyperbolicContact { force_n: force, relative_velocity_mps: v, state: ContactState::Sticking };
+        }
+        // Break away in the direction the spring pulls.
+        let sign = force.signum();
+        match self.slide_speed(sign, free_velocity_mps, c) {
+            Some(x) => {
+                self.state = ContactState::Sliding(sign as i8);
+                let force = sign * self.law.coefficient(x) * normal_force_n;
+                self.stick_deflection_m = force / s0;
+                HyperbolicContact { force_n: force, relative_velocity_mps: sign * x, state: self.state }
+            }
+            None => {
+                // No sliding root either: hold at the static limit.
+                let force = sign * limit;
+                self.stick_deflection_m = force / s0;
+                HyperbolicContact { force_n: force, relative_velocity_mps: free_velocity_mps - mobility_s_per_kg * force, state: ContactState::Sticking }
+            }
+        }
     }
 
     pub fn state(&self) -> ContactState {
@@ -76,6 +143,7 @@ impl HyperbolicFriction {
 
     pub fn reset(&mut self) {
         self.state = ContactState::Sticking;
+        self.stick_deflection_m = 0.0;
     }
 
     /// The larger sliding speed in direction `sign` where the line meets the law, if any.

@@ -13,32 +13,15 @@
 //!   `sigma1(v) = muC fN / sqrt(v^2 + eps^2)`, `eps = muC fN / sigma1_bar` (eq. 14), which
 //!   makes the model passive for any parameters.
 //!
-//! Each step solves the paper's scalar equation `G(v) = 0` (eq. 32): for a trial `v`, the
-//! mass and hair updates are linear in the force, so `mu_t z` follows in closed form. The
-//! solve is Newton's method with the analytic derivative, capped at [`MAX_NEWTON_STEPS`];
-//! where the derivative vanishes or a step leaves the bracket (the paper warns that `G'`
-//! may reach zero), it falls back to bisection on a bracket found by expanding from the
-//! previous solution, itself capped.
+//! Each step solves the paper's scalar equation `G(v) = 0` (eq. 32) with the contact
+//! solver of [`super::refined_friction`]: the mass and the hair ([`super::bow_hair`]) are
+//! linear over a step, so they only set its free velocity and mobility.
 
-use super::friction::{refined_bristle_damping, ElastoPlasticParams};
+use super::bow_hair::{BowHair, HairParams};
+use super::friction::ElastoPlasticParams;
 use super::newton::IterationStats;
-
-/// Newton steps before the bisection fallback.
-pub const MAX_NEWTON_STEPS: usize = 50;
-/// Halvings of one Newton step while it does not reduce `|G|`.
-const MAX_STEP_HALVINGS: usize = 30;
-/// Bracket expansions and bisection halvings allowed in the fallback.
-const MAX_BRACKET_STEPS: usize = 60;
-const MAX_BISECTIONS: usize = 200;
-
-/// How the bristle damping depends on the relative velocity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BristleDamping {
-    /// Dupont's constant `sigma1_bar` (willemsen2019): not passive for every parameter set.
-    Constant,
-    /// matusiak2025 eq. 14: `muC fN / sqrt(v^2 + eps^2)`, passive.
-    Refined,
-}
+pub use super::refined_friction::BristleDamping;
+use super::refined_friction::{RefinedBristle, RefinedProblem, MAX_NEWTON_STEPS};
 
 /// The lumped system and its friction.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,11 +79,11 @@ impl LumpedParams {
     /// `sigma1(v)` and its derivative for a normal force.
     #[inline]
     pub fn bristle_damping(&self, normal_force_n: f64, velocity_mps: f64) -> (f64, f64) {
-        let bar = self.friction.bristle_damping_kg_per_s;
-        match self.damping_law {
-            BristleDamping::Constant => (bar, 0.0),
-            BristleDamping::Refined => refined_bristle_damping(self.friction.coulomb_coefficient * normal_force_n, bar, velocity_mps),
-        }
+        self.damping_law.at(&self.friction, normal_force_n, velocity_mps)
+    }
+
+    fn hair(&self) -> HairParams {
+        HairParams { mass_kg: self.hair_mass_kg, stiffness_n_per_m: self.hair_stiffness_n_per_m, damping_kg_per_s: self.hair_damping_kg_per_s }
     }
 }
 
@@ -131,13 +114,9 @@ pub struct LumpedBowedMass {
     time_step_s: f64,
     u: f64,
     u_previous: f64,
-    eta: f64,
-    eta_previous: f64,
-    z_half: f64,
-    last_velocity_mps: f64,
+    hair: BowHair,
+    pub bristle: RefinedBristle,
     pub stats: IterationStats,
-    /// Newton's tolerance on `v` (m/s).
-    pub tolerance_mps: f64,
 }
 
 impl LumpedBowedMass {
@@ -145,7 +124,7 @@ impl LumpedBowedMass {
     pub fn new(params: LumpedParams, sample_rate_hz: f64) -> Self {
         let time_step_s = 1.0 / sample_rate_hz;
         assert!(time_step_s < 2.0 * (params.mass_kg / params.stiffness_n_per_m).sqrt(), "time step too long for the mass-spring");
-        Self { params, time_step_s, u: 0.0, u_previous: 0.0, eta: 0.0, eta_previous: 0.0, z_half: 0.0, last_velocity_mps: 0.0, stats: IterationStats::default(), tolerance_mps: 1e-12 }
+        Self { params, time_step_s, u: 0.0, u_previous: 0.0, hair: BowHair::default(), bristle: RefinedBristle::default(), stats: IterationStats::default() }
     }
 
     pub fn time_step_s(&self) -> f64 {
@@ -159,7 +138,7 @@ impl LumpedBowedMass {
 
     /// Hair displacement `eta^n` (m).
     pub fn hair_displacement_m(&self) -> f64 {
-        self.eta
+        self.hair.displacement_m()
     }
 
     /// The stored energy at step `n` (eq. 34): `H_r + H_h + H_b` (J), each non-negative.
@@ -167,150 +146,67 @@ impl LumpedBowedMass {
         let p = &self.params;
         let k = self.time_step_s;
         let du = (self.u - self.u_previous) / k;
-        let deta = (self.eta - self.eta_previous) / k;
-        let mean_eta = 0.5 * (self.eta + self.eta_previous);
         0.5 * p.mass_kg * du * du
             + 0.5 * p.stiffness_n_per_m * self.u * self.u_previous
-            + 0.5 * p.hair_mass_kg * deta * deta
-            + 0.5 * p.hair_stiffness_n_per_m * mean_eta * mean_eta
-            + 0.5 * p.friction.bristle_stiffness_n_per_m * self.z_half * self.z_half
+            + self.hair.energy_j(&p.hair(), k)
+            + self.bristle.energy_j(&p.friction)
     }
 
-    /// `(A, B, a_u, b_u)` at this step: `v = A - B F` and `dt. u = a_u - b_u F`.
-    fn linear_parts(&self, bow_velocity_mps: f64) -> (f64, f64, f64, f64) {
+    /// `(a_u, b_u)`: `dt. u = a_u - b_u F` over this step.
+    fn mass_response(&self) -> (f64, f64) {
         let p = &self.params;
         let k = self.time_step_s;
         let mass_den = 2.0 * p.mass_kg / k + p.damping_kg_per_s;
-        let a_u = (2.0 * p.mass_kg * (self.u - self.u_previous) / (k * k) - p.stiffness_n_per_m * self.u) / mass_den;
-        let hair_den = 2.0 * p.hair_mass_kg / k + 0.5 * p.hair_stiffness_n_per_m * k + p.hair_damping_kg_per_s;
-        let a_eta = (2.0 * p.hair_mass_kg * (self.eta - self.eta_previous) / (k * k) - 0.5 * p.hair_stiffness_n_per_m * (self.eta + self.eta_previous)) / hair_den;
-        (a_u - a_eta - bow_velocity_mps, 1.0 / mass_den + 1.0 / hair_den, a_u, 1.0 / mass_den)
+        ((2.0 * p.mass_kg * (self.u - self.u_previous) / (k * k) - p.stiffness_n_per_m * self.u) / mass_den, 1.0 / mass_den)
     }
 
-    /// `mu_t z` for a trial `v` (the force balance solved for it) and its derivative.
-    #[inline]
-    fn deflection_for(&self, normal_force_n: f64, a: f64, b: f64, v: f64) -> (f64, f64) {
+    fn problem(&self, normal_force_n: f64, bow_velocity_mps: f64) -> RefinedProblem<'_> {
         let k = self.time_step_s;
-        let s0 = self.params.friction.bristle_stiffness_n_per_m;
-        let (s1, ds1) = self.params.bristle_damping(normal_force_n, v);
-        // v = A - B (s0 r + s1 2 (r - z_half) / k)  =>  r = (A - v + 2 B s1 z_half / k) / D.
-        let numerator = a - v + 2.0 * b * s1 * self.z_half / k;
-        let denominator = b * (s0 + 2.0 * s1 / k);
-        let r = numerator / denominator;
-        let dr = ((-1.0 + 2.0 * b * ds1 * self.z_half / k) - r * 2.0 * b * ds1 / k) / denominator;
-        (r, dr)
+        let hair = self.params.hair();
+        let (a_u, b_u) = self.mass_response();
+        RefinedProblem {
+            friction: &self.params.friction,
+            damping_law: self.params.damping_law,
+            normal_force_n,
+            free_velocity_mps: a_u - self.hair.free_velocity_mps(&hair, k) - bow_velocity_mps,
+            mobility_s_per_kg: b_u + hair.mobility_s_per_kg(k),
+            time_step_s: k,
+        }
     }
 
-    /// `G(v)` (eq. 32) and `G'(v)`.
+    /// `G(v)` (eq. 32) and `G'(v)` for the coming step.
     pub fn residual(&self, normal_force_n: f64, bow_velocity_mps: f64, v: f64) -> (f64, f64) {
-        let (a, b, _, _) = self.linear_parts(bow_velocity_mps);
-        self.residual_with(normal_force_n, a, b, v)
-    }
-
-    #[inline]
-    fn residual_with(&self, normal_force_n: f64, a: f64, b: f64, v: f64) -> (f64, f64) {
-        let k = self.time_step_s;
-        let (r, dr) = self.deflection_for(normal_force_n, a, b, v);
-        let rate = self.params.friction.bristle_rate(normal_force_n, v, r);
-        let g = 2.0 * (r - self.z_half) / k - rate.rate_mps;
-        let dg = 2.0 * dr / k - (rate.d_rate_d_velocity + rate.d_rate_d_deflection * dr);
-        (g, dg)
+        self.bristle.residual(&self.problem(normal_force_n, bow_velocity_mps), v)
     }
 
     /// Steps one sample with the bow pressing `normal_force_n` (> 0) at `bow_velocity_mps`.
     pub fn step(&mut self, normal_force_n: f64, bow_velocity_mps: f64) -> LumpedStep {
         let k = self.time_step_s;
-        let (a, b, a_u, b_u) = self.linear_parts(bow_velocity_mps);
-        let (v, iterations) = self.solve(normal_force_n, a, b);
-        self.stats.record(iterations);
-        if iterations == MAX_NEWTON_STEPS {
+        let solution = self.bristle.solve(&self.problem(normal_force_n, bow_velocity_mps));
+        self.stats.record(solution.iterations);
+        if solution.iterations == MAX_NEWTON_STEPS {
             self.stats.fallbacks += 1;
         }
-        let (r, _) = self.deflection_for(normal_force_n, a, b, v);
-        let (s1, _) = self.params.bristle_damping(normal_force_n, v);
-        let s0 = self.params.friction.bristle_stiffness_n_per_m;
-        let delta_z = 2.0 * (r - self.z_half) / k;
-        let force = s0 * r + s1 * delta_z;
-        // dt. u from its linear relation with the force; dt. eta from eq. 27.
+        let (a_u, b_u) = self.mass_response();
+        let force = solution.force_n;
         let mass_velocity = a_u - b_u * force;
-        let hair_velocity = mass_velocity - bow_velocity_mps - v;
         let u_next = self.u_previous + 2.0 * k * mass_velocity;
-        let eta_next = self.eta_previous + 2.0 * k * hair_velocity;
         self.u_previous = self.u;
         self.u = u_next;
-        self.eta_previous = self.eta;
-        self.eta = eta_next;
-        self.z_half = 2.0 * r - self.z_half;
-        self.last_velocity_mps = v;
+        let hair_velocity = self.hair.advance(&self.params.hair(), k, force);
+        let bristle_loss_w = solution.bristle_loss_w(&self.params.friction);
+        self.bristle.commit(&solution);
         let p = &self.params;
         LumpedStep {
-            velocity_mps: v,
+            velocity_mps: solution.velocity_mps,
             force_n: force,
-            deflection_m: r,
+            deflection_m: solution.deflection_m,
             mass_loss_w: p.damping_kg_per_s * mass_velocity * mass_velocity,
             hair_loss_w: p.hair_damping_kg_per_s * hair_velocity * hair_velocity,
-            bristle_loss_w: force * v - s0 * r * delta_z,
+            bristle_loss_w,
             bow_power_w: force * bow_velocity_mps,
-            iterations,
+            iterations: solution.iterations,
         }
-    }
-
-    /// Newton from the previous solution, each step halved until `|G|` falls (G is only
-    /// piecewise smooth: the adhesion map has corners, so a full step can overshoot a kink
-    /// and cycle); bisection on a bracket when Newton still stalls.
-    fn solve(&self, normal_force_n: f64, a: f64, b: f64) -> (f64, usize) {
-        let mut v = self.last_velocity_mps;
-        let (mut g, mut dg) = self.residual_with(normal_force_n, a, b, v);
-        for iteration in 0..MAX_NEWTON_STEPS {
-            if !dg.is_finite() || dg.abs() <= 1e-300 || !g.is_finite() {
-                break;
-            }
-            let mut step = g / dg;
-            let mut trial = self.residual_with(normal_force_n, a, b, v - step);
-            for _ in 0..MAX_STEP_HALVINGS {
-                if trial.0.abs() < g.abs() {
-                    break;
-                }
-                step *= 0.5;
-                trial = self.residual_with(normal_force_n, a, b, v - step);
-            }
-            v -= step;
-            (g, dg) = trial;
-            if step.abs() <= self.tolerance_mps.max(1e-15 * v.abs()) || g == 0.0 {
-                return (v, iteration + 1);
-            }
-        }
-        (self.bisect(normal_force_n, a, b), MAX_NEWTON_STEPS)
-    }
-
-    fn bisect(&self, normal_force_n: f64, a: f64, b: f64) -> f64 {
-        let g = |v: f64| self.residual_with(normal_force_n, a, b, v).0;
-        let centre = self.last_velocity_mps;
-        let mut width = 1e-3;
-        let (mut lo, mut hi) = (centre - width, centre + width);
-        for _ in 0..MAX_BRACKET_STEPS {
-            if g(lo) * g(hi) <= 0.0 {
-                break;
-            }
-            width *= 2.0;
-            lo = centre - width;
-            hi = centre + width;
-        }
-        let mut g_lo = g(lo);
-        for _ in 0..MAX_BISECTIONS {
-            let mid = 0.5 * (lo + hi);
-            if mid == lo || mid == hi {
-                break;
-            }
-            let g_mid = g(mid);
-            if g_mid * g_lo <= 0.0 {
-                hi = mid;
-            } else {
-                lo = mid;
-                g_lo = g_mid;
-            }
-        }
-        0.5 * (lo + hi)
     }
 }
 
@@ -324,11 +220,11 @@ mod tests {
         for n in 0..2000 {
             system.step(2.343, (3.439 * n as f64 / 44_100.0).min(0.344));
         }
-        let (a, b, _, _) = system.linear_parts(0.344);
-        let (newton, iterations) = system.solve(2.343, a, b);
-        assert!(iterations < MAX_NEWTON_STEPS);
-        let bisected = system.bisect(2.343, a, b);
-        assert!((newton - bisected).abs() < 1e-9, "Newton {newton}, bisection {bisected}");
+        let problem = system.problem(2.343, 0.344);
+        let solution = system.bristle.solve(&problem);
+        assert!(solution.iterations < MAX_NEWTON_STEPS);
+        let bisected = system.bristle.bisect(&problem);
+        assert!((solution.velocity_mps - bisected).abs() < 1e-9, "Newton {}, bisection {bisected}", solution.velocity_mps);
         assert!(system.residual(2.343, 0.344, bisected).0.abs() < 1e-6);
     }
 
