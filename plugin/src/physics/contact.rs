@@ -148,34 +148,21 @@ impl FrictionContact {
                 self.elasto_plastic.solve(input)
             }
             FrictionModel::PassiveRefined => self.solve_refined(input),
-            FrictionModel::Hyperbolic | FrictionModel::Dahl => self.solve_through_hair(input),
+            FrictionModel::Hyperbolic | FrictionModel::Dahl => self.solve_1999(input),
         }
     }
 
-    fn solve_through_hair(&mut self, input: &ContactInput) -> ContactOutput {
-        let k = input.time_step_s;
-        if !(input.normal_force_n >= MIN_NORMAL_FORCE_N) || !input.free_velocity_mps.is_finite() {
-            self.hair_state.reset();
-        }
-        let at_hair = ContactInput {
-            free_velocity_mps: input.free_velocity_mps - self.hair_state.free_velocity_mps(&self.hair, k),
-            coupling_s_per_kg: input.coupling_s_per_kg + self.hair.mobility_s_per_kg(k),
-            ..*input
-        };
-        let mut out = if self.model == FrictionModel::Hyperbolic {
+    /// serafin1999's two laws, with no bow hair (the paper has none).
+    fn solve_1999(&mut self, input: &ContactInput) -> ContactOutput {
+        if self.model == FrictionModel::Hyperbolic {
             self.hyperbolic.law = hyperbolic_law_for(&self.friction);
-            let stick = ElasticStick { stiffness_n_per_m: self.friction.bristle_stiffness_n_per_m, damping_kg_per_s: self.friction.bristle_damping_kg_per_s, time_step_s: k };
-            let out = self.hyperbolic.solve_elastic(at_hair.free_velocity_mps, at_hair.coupling_s_per_kg, at_hair.normal_force_n, &stick);
+            let stick = ElasticStick { stiffness_n_per_m: self.friction.bristle_stiffness_n_per_m, damping_kg_per_s: self.friction.bristle_damping_kg_per_s, time_step_s: input.time_step_s };
+            let out = self.hyperbolic.solve_elastic(input.free_velocity_mps, input.coupling_s_per_kg, input.normal_force_n, &stick);
             ContactOutput { force_n: out.force_n, relative_velocity_mps: out.relative_velocity_mps, deflection_m: 0.0, iterations: 0, converged: true }
         } else {
             self.dahl.friction = self.friction;
-            self.dahl.solve(&at_hair)
-        };
-        if out.force_n != 0.0 {
-            self.hair_state.advance(&self.hair, k, out.force_n);
+            self.dahl.solve(input)
         }
-        out.relative_velocity_mps = input.free_velocity_mps - input.coupling_s_per_kg * out.force_n;
-        out
     }
 
     /// Whether the hyperbolic contact sticks (for tools that plot it).
