@@ -22,3 +22,7 @@ pub mod membrane;
 pub mod tube;
 pub mod connection;
 pub mod drum;
+pub mod torsion;
+pub mod hifi_contact;
+pub mod hifi_params;
+pub mod hifi_bow;

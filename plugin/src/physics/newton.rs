@@ -67,6 +67,53 @@ impl IterationStats {
     }
 }
 
+/// Solves `a x = b` for the leading `n x n` block of `a` by Gaussian elimination with
+/// partial pivoting, in place: on return `b[..n]` holds `x` and `a` is overwritten. Returns
+/// `false`, leaving `b` unusable, when a pivot is zero or negligible against its column
+/// (singular to working precision) or the result is not finite, so callers can take their
+/// fallback. Fixed-size storage: no allocation, `O(n^3)` with `n <= N`.
+#[inline]
+pub fn solve_dense_in_place<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N], n: usize) -> bool {
+    debug_assert!(n <= N);
+    for col in 0..n {
+        let mut pivot_row = col;
+        let mut pivot_abs = a[col][col].abs();
+        for row in col + 1..n {
+            let x = a[row][col].abs();
+            if x > pivot_abs {
+                pivot_abs = x;
+                pivot_row = row;
+            }
+        }
+        let row_scale = a[pivot_row][..n].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        if !(pivot_abs > 1e-300) || pivot_abs <= 1e-14 * row_scale {
+            return false;
+        }
+        if pivot_row != col {
+            a.swap(pivot_row, col);
+            b.swap(pivot_row, col);
+        }
+        let inverse = 1.0 / a[col][col];
+        for row in col + 1..n {
+            let factor = a[row][col] * inverse;
+            if factor != 0.0 {
+                for c in col + 1..n {
+                    a[row][c] -= factor * a[col][c];
+                }
+                b[row] -= factor * b[col];
+            }
+        }
+    }
+    for row in (0..n).rev() {
+        let mut sum = b[row];
+        for c in row + 1..n {
+            sum -= a[row][c] * b[c];
+        }
+        b[row] = sum / a[row][row];
+    }
+    b[..n].iter().all(|x| x.is_finite())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +133,29 @@ mod tests {
         }
         assert_eq!(s.median(), Some(3));
         assert_eq!(s.max(), Some(9));
+    }
+
+    #[test]
+    fn dense_solve_matches_a_known_system_and_rejects_singular() {
+        let mut a = [[0.0; 4]; 4];
+        let rows = [[0.0, 2.0, 1.0, 0.0], [1.0, 1.0, 0.0, 3.0], [4.0, 0.0, 1.0, 1.0], [0.0, 1.0, 5.0, 2.0]];
+        let x = [1.0, -2.0, 0.5, 3.0];
+        let mut b = [0.0; 4];
+        for i in 0..4 {
+            a[i] = rows[i];
+            b[i] = (0..4).map(|j| rows[i][j] * x[j]).sum();
+        }
+        assert!(solve_dense_in_place(&mut a, &mut b, 4));
+        for i in 0..4 {
+            assert!((b[i] - x[i]).abs() < 1e-12, "{b:?}");
+        }
+        // Only the leading block is used.
+        let mut a = [[1.0, 2.0, 9.0], [3.0, 4.0, 9.0], [9.0, 9.0, 0.0]];
+        let mut b = [5.0, 11.0, 7.0];
+        assert!(solve_dense_in_place(&mut a, &mut b, 2));
+        assert!((b[0] - 1.0).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12);
+        let mut a = [[1.0, 2.0], [2.0, 4.0]];
+        let mut b = [1.0, 1.0];
+        assert!(!solve_dense_in_place(&mut a, &mut b, 2));
     }
 }

@@ -1,0 +1,70 @@
+//! Real-time factor of matusiak2025's high-fidelity bowed string (`physics::hifi_bow`): the
+//! Table 2 string with torsion, bowed with M = 1, 2 and 4 contact points, at 48 kHz, in
+//! steady Helmholtz motion.
+//!
+//! `cargo bench -p rosin --bench hifi_bow` runs criterion, then prints the real-time factor
+//! per voice (seconds of audio per second of one core) and the cost per sample.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
+use rosin::physics::hifi_bow::{HiFiBowParams, HiFiBowedString};
+
+const RATE: f64 = 48_000.0;
+const BLOCK: usize = 480;
+const POINTS: [usize; 3] = [1, 2, 4];
+
+/// A string already bowing in steady state (the bow takes 0.39 s to reach speed).
+fn bowing(points: usize) -> HiFiBowedString {
+    let mut bowed = HiFiBowedString::new(HiFiBowParams { contact_points: points, ..HiFiBowParams::matusiak2025() }, RATE);
+    for _ in 0..(0.8 * RATE) as usize {
+        bowed.tick();
+    }
+    bowed
+}
+
+fn render(bowed: &mut HiFiBowedString, buffer: &mut [f64]) {
+    for y in buffer.iter_mut() {
+        *y = bowed.tick();
+    }
+}
+
+fn voices(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hifi_bow_48k");
+    group.throughput(Throughput::Elements(BLOCK as u64));
+    let mut buffer = vec![0.0; BLOCK];
+    for points in POINTS {
+        let mut bowed = bowing(points);
+        group.bench_function(BenchmarkId::new("contact_points", points), |b| b.iter(|| render(&mut bowed, black_box(&mut buffer))));
+    }
+    group.finish();
+}
+
+/// Seconds of audio rendered per second of wall time, over `seconds` of audio.
+fn real_time_factor(points: usize, seconds: f64) -> f64 {
+    let mut bowed = bowing(points);
+    let mut buffer = vec![0.0; BLOCK];
+    let blocks = (seconds * RATE / BLOCK as f64) as usize;
+    let start = Instant::now();
+    for _ in 0..blocks {
+        render(&mut bowed, black_box(&mut buffer));
+    }
+    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+}
+
+fn summary() {
+    println!("\nReal-time factor at 48 kHz, one voice (audio seconds per core second):");
+    for points in POINTS {
+        let rtf = real_time_factor(points, 4.0);
+        println!("  M = {points}: {rtf:7.1} x real time, {:6.1} ns per sample, {:5.2} % of a core", 1e9 / (rtf * RATE), 100.0 / rtf);
+    }
+}
+
+criterion_group!(benches, voices);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}
