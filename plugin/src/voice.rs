@@ -31,6 +31,8 @@ use crate::physics::intonation::Intonation;
 use crate::physics::string_set::string_set;
 use crate::physics::note_string::{NoteStringDesign, REFERENCE_WAVE_SPEED_MPS};
 use crate::physics::tuning::midi_key_to_hz;
+use crate::physics::waveguide::reflection::StringLosses;
+use crate::physics::waveguide::WaveguideString;
 
 /// The most grid intervals a voice's string can have (the lowest note at 192 kHz needs
 /// about 560).
@@ -55,6 +57,25 @@ pub const PITCH_SMOOTHING_S: f64 = 0.005;
 /// A string crossing brings the bow's pressure in over this long (no new attack).
 const CROSSING_MS: f64 = 15.0;
 
+/// The waveguide engine's lowest loop frequency (MIDI 0); lower bends stop there.
+const WAVEGUIDE_LOWEST_HZ: f64 = 8.0;
+
+/// The string model a voice plays (the `string_engine` control), chosen when a note starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StringEngine {
+    /// willemsen2019's finite-difference stiff string.
+    #[default]
+    FiniteDifference,
+    /// serafin1999's digital waveguide: fractional delay lines and lowpass reflections.
+    Waveguide,
+}
+
+impl StringEngine {
+    pub fn from_control(value: f64) -> Self {
+        if value >= 0.5 { StringEngine::Waveguide } else { StringEngine::FiniteDifference }
+    }
+}
+
 /// Which note a voice plays, for matching note-offs and reporting terminations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NoteId {
@@ -65,6 +86,11 @@ pub struct NoteId {
 
 pub struct StringVoice {
     bowed: BowedString,
+    /// The waveguide string, bowed through `bowed.bow` when it is the engine.
+    waveguide: WaveguideString,
+    engine: StringEngine,
+    /// The damping scale the waveguide's reflections were last designed for.
+    waveguide_damping: f64,
     decimator: Decimator,
     dc_blocker: DcBlocker,
     sample_rate_hz: f64,
@@ -132,6 +158,9 @@ impl StringVoice {
         let c = Controls::default();
         Self {
             bowed: BowedString::with_capacity(MAX_INTERVALS, grid, material, ElastoPlasticParams::default(), 0),
+            waveguide: WaveguideString::new(WAVEGUIDE_LOWEST_HZ, sample_rate_hz),
+            engine: StringEngine::FiniteDifference,
+            waveguide_damping: f64::NAN,
             decimator: Decimator::new(1),
             dc_blocker: DcBlocker::new(sample_rate_hz),
             sample_rate_hz,
@@ -229,6 +258,7 @@ impl StringVoice {
         let key = note.note as f64;
         let design = string_set(controls.string_set).note_design(key, controls.string_stiffness, controls.damping_scale);
         self.age = age;
+        self.engine = StringEngine::from_control(controls.string_engine);
         self.tune(key, design);
         self.choose_friction(controls);
         self.note = note;
@@ -243,6 +273,7 @@ impl StringVoice {
     /// instrument.
     pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls) {
         self.age = age;
+        self.engine = StringEngine::from_control(controls.string_engine);
         self.tune(open_key, design);
         self.choose_friction(controls);
         self.note = note;
@@ -279,6 +310,11 @@ impl StringVoice {
         }
     }
 
+    /// The string model this voice plays.
+    pub fn string_engine(&self) -> StringEngine {
+        self.engine
+    }
+
     /// The friction model the bow follows.
     pub fn friction_model(&self) -> FrictionModel {
         self.bowed.bow.model()
@@ -288,7 +324,8 @@ impl StringVoice {
         let frequency_hz = midi_key_to_hz(key);
         let mut factor = 1;
         let (mut grid, mut material) = design.build(frequency_hz, self.sample_rate_hz, MAX_INTERVALS);
-        while grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR {
+        // The waveguide is tuned by its delays at any rate: it never needs oversampling.
+        while self.engine == StringEngine::FiniteDifference && grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR {
             factor *= 2;
             (grid, material) = design.build(frequency_hz, self.sample_rate_hz * factor as f64, MAX_INTERVALS);
         }
@@ -300,6 +337,10 @@ impl StringVoice {
         // The noise sequence depends only on the note's order, so a reset replays exactly.
         self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ self.age);
         self.tuned_wave_speed_mps = grid.wave_speed_mps;
+        self.waveguide.reset();
+        self.waveguide.set_impedance_kg_per_s(design.impedance_kg_per_s);
+        self.waveguide.set_frequency_hz(frequency_hz);
+        self.waveguide_damping = f64::NAN;
         self.nominal_wave_speed_mps = nominal_c;
         self.impedance_kg_per_s = design.impedance_kg_per_s;
         self.design = design;
@@ -433,6 +474,7 @@ impl StringVoice {
         self.keep_alive = false;
         self.envelope.free();
         self.bowed.string.reset();
+        self.waveguide.reset();
         self.decimator.reset();
         self.dc_blocker.reset();
         self.last_output = 0.0;
@@ -451,7 +493,13 @@ impl StringVoice {
         // never the intonation-corrected one, so the stability margin for the largest
         // damping holds.
         let (sigma0, sigma1) = self.design.losses_at(self.nominal_wave_speed_mps, damping);
-        self.bowed.string.set_losses(sigma0, sigma1);
+        if self.engine == StringEngine::FiniteDifference {
+            self.bowed.string.set_losses(sigma0, sigma1);
+        } else if damping != self.waveguide_damping {
+            // The same loss per frequency as the finite-difference string of this note.
+            self.waveguide.set_losses(StringLosses { sigma0_per_s: sigma0, sigma1_m2_per_s: sigma1, loss_wave_speed_mps: self.nominal_wave_speed_mps, damping_scale: 1.0 });
+            self.waveguide_damping = damping;
+        }
 
         let friction = &mut self.bowed.bow.friction;
         let s0 = self.stiffness.next() * self.stiffness_scale;
@@ -478,15 +526,26 @@ impl StringVoice {
         self.intonation.set_target_period(self.open_period_samples * (1.0 - finger_fraction) / speed_ratio);
         let drive = if self.envelope.phase() == Phase::Bowing { 0.0 } else { self.drive_n };
         self.drive_n = 0.0;
-        for _ in 0..self.decimator.factor() {
-            let bridge_force = self.bowed.tick_driven(&on_string, drive);
+        if self.engine == StringEngine::FiniteDifference {
+            for _ in 0..self.decimator.factor() {
+                let bridge_force = self.bowed.tick_driven(&on_string, drive);
+                self.decimator.push(bridge_force);
+                self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
+            }
+            self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * self.intonation.correction());
+        } else {
+            // The waveguide's pitch is its loop length: the stopped and slackened string's
+            // frequency, with the ear's correction.
+            let open_hz = self.sample_rate_hz / self.open_period_samples;
+            self.waveguide.set_frequency_hz(open_hz * speed_ratio / (1.0 - finger_fraction) * self.intonation.correction());
+            let bow = &mut self.bowed.bow;
+            let bridge_force = self.waveguide.tick_with(&controls, drive, |input| bow.solve(input));
             self.decimator.push(bridge_force);
-            self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
+            self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
         }
-        self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * self.intonation.correction());
         self.applied = controls;
         let output = self.dc_blocker.process(self.decimator.output()) / self.impedance_kg_per_s * OUTPUT_SCALE;
-        if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M)) {
+        if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.is_sane()) {
             // A diverged voice is silenced and freed; the host never sees the NaN.
             self.recoveries += 1;
             self.kill();
@@ -520,6 +579,13 @@ impl StringVoice {
             ((1.0 - 1.0 / ratio).min(max_fraction).max(0.0), 1.0)
         } else {
             (0.0, ratio.max(MIN_WAVE_SPEED_RATIO))
+        }
+    }
+
+    fn is_sane(&self) -> bool {
+        match self.engine {
+            StringEngine::FiniteDifference => self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M),
+            StringEngine::Waveguide => self.waveguide.is_sane(),
         }
     }
 

@@ -26,3 +26,4 @@ pub mod torsion;
 pub mod hifi_contact;
 pub mod hifi_params;
 pub mod hifi_bow;
+pub mod waveguide;
