@@ -54,6 +54,8 @@ const CONTRACT_IDS: &[&str] = &[
     "body",
     "body_mix",
     "sympathetic",
+    "friction_model",
+    "string_engine",
 ];
 
 fn library() -> ClapLibrary {

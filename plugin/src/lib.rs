@@ -28,3 +28,4 @@ pub mod plugin;
 nice_plug::nice_export_clap!(plugin::Rosin);
 nice_plug::nice_export_vst3!(plugin::Rosin);
 pub mod render;
+pub mod lab;

@@ -82,6 +82,8 @@ pub struct FrictionContact {
     /// Newton statistics of the passive refined model (the others keep their own).
     refined_stats: IterationStats,
     seed: u64,
+    /// The relative velocity the friction law itself saw at the last sample.
+    interface_velocity_mps: f64,
 }
 
 impl FrictionContact {
@@ -97,6 +99,7 @@ impl FrictionContact {
             dahl: DahlFriction::new(friction),
             refined_stats: IterationStats::default(),
             seed,
+            interface_velocity_mps: 0.0,
         }
     }
 
@@ -139,9 +142,26 @@ impl FrictionContact {
         stats
     }
 
+    /// The relative velocity the friction law saw at the last sample (m/s): the string's
+    /// relative velocity less the bow hair's velocity under the passive refined model (the
+    /// output's `relative_velocity_mps` is the string's), the same for the others. Hysteresis
+    /// plots put the force against this.
+    pub fn interface_velocity_mps(&self) -> f64 {
+        self.interface_velocity_mps
+    }
+
     /// Solves one sample with the chosen model and commits its state.
     #[inline]
     pub fn solve(&mut self, input: &ContactInput) -> ContactOutput {
+        let out = self.solve_model(input);
+        if self.model != FrictionModel::PassiveRefined {
+            self.interface_velocity_mps = out.relative_velocity_mps;
+        }
+        out
+    }
+
+    #[inline]
+    fn solve_model(&mut self, input: &ContactInput) -> ContactOutput {
         match self.model {
             FrictionModel::ElastoPlastic => {
                 self.elasto_plastic.friction = self.friction;
@@ -179,6 +199,7 @@ impl FrictionContact {
             self.hair_state.reset();
             self.refined.lift(input.free_velocity_mps);
             let v = if input.free_velocity_mps.is_finite() { input.free_velocity_mps } else { 0.0 };
+            self.interface_velocity_mps = v;
             return ContactOutput { force_n: 0.0, relative_velocity_mps: v, deflection_m: 0.0, iterations: 0, converged: true };
         }
         let problem = RefinedProblem {
@@ -198,10 +219,12 @@ impl FrictionContact {
         if !(solution.force_n.is_finite() && solution.velocity_mps.is_finite()) {
             self.hair_state.reset();
             self.refined.lift(input.free_velocity_mps);
+            self.interface_velocity_mps = 0.0;
             return ContactOutput { force_n: 0.0, relative_velocity_mps: input.free_velocity_mps, deflection_m: 0.0, iterations: solution.iterations, converged: false };
         }
         self.hair_state.advance(&self.hair, k, solution.force_n);
         self.refined.commit(&solution);
+        self.interface_velocity_mps = solution.velocity_mps;
         // The string moves at v + dt. eta relative to the bow; the hair's share is the
         // difference between the string's own velocity and the contact's.
         ContactOutput {
