@@ -54,6 +54,23 @@ pub fn refined_bristle_damping(coulomb_force_n: f64, damping_at_rest_kg_per_s: f
     (coulomb_force_n / r, -coulomb_force_n * velocity_mps / (r2 * r))
 }
 
+impl ElastoPlasticParams {
+    /// matusiak2025 Table 2's bow friction: `s0` 3.186e5 N/m, `sigma1_bar` 0.0027 kg/s,
+    /// `muC` 0.507, `muS` 1.021, `vS` 0.228 m/s, with no viscous term and no noise.
+    pub fn matusiak2025() -> Self {
+        Self {
+            bristle_stiffness_n_per_m: 3.186e5,
+            bristle_damping_kg_per_s: 0.0027,
+            viscous_damping_kg_per_s: 0.0,
+            noise_per_normal_force: 0.0,
+            coulomb_coefficient: 0.507,
+            static_coefficient: 1.021,
+            stribeck_velocity_mps: 0.228,
+            break_away_ratio: 0.7,
+        }
+    }
+}
+
 /// The bristle rate `r(v, z)` and its partial derivatives, for the analytic Jacobian.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BristleRate {

@@ -24,6 +24,7 @@
 
 use super::friction::{refined_bristle_damping, ElastoPlasticParams};
 use super::newton::{solve_dense_in_place, IterationStats};
+use super::refined_friction::{BristleDamping, RefinedBristle, RefinedProblem};
 
 /// The most contact points across the bow.
 pub const MAX_CONTACT_POINTS: usize = 4;
@@ -34,10 +35,6 @@ pub const MAX_NEWTON_STEPS: usize = 40;
 const MAX_STEP_HALVINGS: usize = 30;
 /// Gauss-Seidel sweeps of the fallback.
 pub const MAX_SWEEPS: usize = 60;
-/// The per-point scalar solve, as in `lumped_bow`.
-const MAX_SCALAR_NEWTON_STEPS: usize = 50;
-const MAX_BRACKET_STEPS: usize = 60;
-const MAX_BISECTIONS: usize = 200;
 /// Below this normal force per point the bow is off the string.
 pub const MIN_NORMAL_FORCE_N: f64 = 1e-9;
 /// The default Newton tolerance on the relative velocities.
@@ -311,82 +308,24 @@ impl BristleContact {
         (false, cap)
     }
 
-    /// `mu_t z` of point `m` for a trial `v` when `v = A - B F(v, mu_t z)`, and its
-    /// derivative: the force balance solved for the deflection (as in `lumped_bow`).
+    /// Point `m` alone, `v = A - B F`, as the single contact of
+    /// [`super::refined_friction`] poses it.
     #[inline]
-    fn deflection_for(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, v: f64) -> (f64, f64) {
-        let s0 = self.friction.bristle_stiffness_n_per_m;
-        let z_half = self.z_half[m];
-        let (s1, ds1) = self.damping(normal_force_n, v);
-        let numerator = a - v + 2.0 * b * s1 * z_half / k;
-        let denominator = b * (s0 + 2.0 * s1 / k);
-        let r = numerator / denominator;
-        let dr = ((-1.0 + 2.0 * b * ds1 * z_half / k) - r * 2.0 * b * ds1 / k) / denominator;
-        (r, dr)
+    fn scalar_problem(&self, normal_force_n: f64, k: f64, a: f64, b: f64) -> RefinedProblem<'_> {
+        RefinedProblem { friction: &self.friction, damping_law: BristleDamping::Refined, normal_force_n, free_velocity_mps: a, mobility_s_per_kg: b, time_step_s: k }
     }
 
-    /// The scalar residual `G(v)` of point `m` (matusiak2025 eq. 32 in the lumped case) and
-    /// its derivative.
+    /// `mu_t z` of point `m` for a trial `v` when `v = A - B F(v, mu_t z)`.
     #[inline]
-    fn scalar_residual(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, v: f64) -> (f64, f64) {
-        let (r, dr) = self.deflection_for(normal_force_n, k, m, a, b, v);
-        let rate = self.friction.bristle_rate(normal_force_n, v, r);
-        let g = 2.0 * (r - self.z_half[m]) / k - rate.rate_mps;
-        let dg = 2.0 * dr / k - (rate.d_rate_d_velocity + rate.d_rate_d_deflection * dr);
-        (g, dg)
+    fn deflection_for(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, v: f64) -> f64 {
+        RefinedBristle::from_state(self.z_half[m], v, self.tolerance_mps).deflection_at(&self.scalar_problem(normal_force_n, k, a, b), v)
     }
 
-    /// Solves point `m`'s `G(v) = 0` from `start`: Newton with each step halved until `|G|`
-    /// falls, then bisection on a bracket grown around `start` if that stalls.
+    /// Solves point `m`'s `G(v) = 0` from `start` with the single contact's safeguarded
+    /// Newton and bisection.
     fn solve_scalar(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, start: f64) -> f64 {
-        let mut v = start;
-        let (mut g, mut dg) = self.scalar_residual(normal_force_n, k, m, a, b, v);
-        for _ in 0..MAX_SCALAR_NEWTON_STEPS {
-            if !dg.is_finite() || dg.abs() <= 1e-300 || !g.is_finite() {
-                break;
-            }
-            let mut step = g / dg;
-            let mut trial = self.scalar_residual(normal_force_n, k, m, a, b, v - step);
-            for _ in 0..MAX_STEP_HALVINGS {
-                if trial.0.abs() < g.abs() {
-                    break;
-                }
-                step *= 0.5;
-                trial = self.scalar_residual(normal_force_n, k, m, a, b, v - step);
-            }
-            v -= step;
-            (g, dg) = trial;
-            if step.abs() <= self.tolerance_mps.max(1e-15 * v.abs()) || g == 0.0 {
-                return v;
-            }
-        }
-        let g = |v: f64| self.scalar_residual(normal_force_n, k, m, a, b, v).0;
-        let centre = if start.is_finite() { start } else { 0.0 };
-        let mut width = 1e-3;
-        let (mut lo, mut hi) = (centre - width, centre + width);
-        for _ in 0..MAX_BRACKET_STEPS {
-            if g(lo) * g(hi) <= 0.0 {
-                break;
-            }
-            width *= 2.0;
-            lo = centre - width;
-            hi = centre + width;
-        }
-        let mut g_lo = g(lo);
-        for _ in 0..MAX_BISECTIONS {
-            let mid = 0.5 * (lo + hi);
-            if mid == lo || mid == hi {
-                break;
-            }
-            let g_mid = g(mid);
-            if g_mid * g_lo <= 0.0 {
-                hi = mid;
-            } else {
-                lo = mid;
-                g_lo = g_mid;
-            }
-        }
-        0.5 * (lo + hi)
+        let bristle = RefinedBristle::from_state(self.z_half[m], start, self.tolerance_mps);
+        bristle.solve(&self.scalar_problem(normal_force_n, k, a, b)).velocity_mps
     }
 
     /// Gauss-Seidel over the points from `x`: each solves its scalar problem against the
@@ -407,7 +346,7 @@ impl BristleContact {
                 let b = c[m][m];
                 let start = if x[m].is_finite() { x[m] } else { a };
                 let v = self.solve_scalar(normal_force_n, k, m, a, b, start);
-                let (r, _) = self.deflection_for(normal_force_n, k, m, a, b, v);
+                let r = self.deflection_for(normal_force_n, k, m, a, b, v);
                 largest_change = largest_change.max((v - x[m]).abs());
                 x[m] = v;
                 x[n + m] = r;
@@ -496,16 +435,8 @@ mod tests {
     use super::*;
 
     fn point_friction(points: usize) -> ElastoPlasticParams {
-        ElastoPlasticParams {
-            bristle_stiffness_n_per_m: 3.186e5 / points as f64,
-            bristle_damping_kg_per_s: 0.0027 / points as f64,
-            viscous_damping_kg_per_s: 0.0,
-            noise_per_normal_force: 0.0,
-            coulomb_coefficient: 0.507,
-            static_coefficient: 1.021,
-            stribeck_velocity_mps: 0.228,
-            break_away_ratio: 0.7,
-        }
+        let table = ElastoPlasticParams::matusiak2025();
+        ElastoPlasticParams { bristle_stiffness_n_per_m: table.bristle_stiffness_n_per_m / points as f64, bristle_damping_kg_per_s: table.bristle_damping_kg_per_s / points as f64, ..table }
     }
 
     /// Overlapping points, like four points 2.5 mm apart on a 4.4 mm grid, plus hair.

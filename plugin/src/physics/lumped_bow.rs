@@ -54,7 +54,6 @@ impl LumpedParams {
         let linear_density = 149.74 / (2.0 * f0_hz * length_m).powi(2);
         let mass_kg = linear_density * length_m / 2.0;
         let omega = 2.0 * std::f64::consts::PI * f0_hz;
-        let s0 = 3.186e5;
         Self {
             mass_kg,
             stiffness_n_per_m: mass_kg * omega * omega,
@@ -62,16 +61,7 @@ impl LumpedParams {
             hair_mass_kg: 4.5e-3,
             hair_stiffness_n_per_m: 4.83e4,
             hair_damping_kg_per_s: 5.77,
-            friction: ElastoPlasticParams {
-                bristle_stiffness_n_per_m: s0,
-                bristle_damping_kg_per_s: 0.0027,
-                viscous_damping_kg_per_s: 0.0,
-                noise_per_normal_force: 0.0,
-                coulomb_coefficient: 0.507,
-                static_coefficient: 1.021,
-                stribeck_velocity_mps: 0.228,
-                break_away_ratio: 0.7,
-            },
+            friction: ElastoPlasticParams::matusiak2025(),
             damping_law: BristleDamping::Refined,
         }
     }

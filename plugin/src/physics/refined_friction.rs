@@ -101,6 +101,16 @@ impl RefinedBristle {
         Self { tolerance_mps, ..Self::default() }
     }
 
+    /// A bristle at `z^{n-1/2}` whose next solve starts from `warm_start_mps`.
+    pub fn from_state(deflection_half_m: f64, warm_start_mps: f64, tolerance_mps: f64) -> Self {
+        Self { deflection_half_m, last_velocity_mps: warm_start_mps, tolerance_mps }
+    }
+
+    /// `mu_t z` for a trial `v`: the force balance solved for it.
+    pub fn deflection_at(&self, p: &RefinedProblem, v: f64) -> f64 {
+        self.deflection_for(p, v).0
+    }
+
     pub fn reset(&mut self) {
         self.deflection_half_m = 0.0;
         self.last_velocity_mps = 0.0;
