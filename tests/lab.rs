@@ -135,3 +135,16 @@ fn the_binary_writes_a_png_and_rejects_bad_input_with_code_2() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("cannot create the output directory"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_high_fidelity_bow_reaches_helmholtz_motion_at_table_2() {
+    // Two points, one and a half seconds: past the paper's attack (0.39 s to full speed).
+    let trace = rosin::lab::hifi::hifi_trace(2, 1.5, 8);
+    let slips = trace.slips_per_period();
+    assert!((0.93..=1.07).contains(&slips), "{slips:.2} slips per period");
+    assert_eq!(trace.fallbacks, 0);
+    assert_eq!(trace.bridge_force_n.len(), (1.5 * rosin::lab::hifi::HIFI_SAMPLE_RATE_HZ) as usize);
+    let tail = &trace.bridge_force_n[trace.bridge_force_n.len() / 2..];
+    let (lo, hi) = tail.iter().fold((f64::MAX, f64::MIN), |(a, b), f| (a.min(*f), b.max(*f)));
+    assert!(tail.iter().all(|f| f.is_finite()) && hi - lo > 1e-3, "bridge force spans {lo:.3e} to {hi:.3e} N");
+}

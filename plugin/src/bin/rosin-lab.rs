@@ -14,6 +14,7 @@ use plotters::style::{register_font, FontStyle};
 use rosin::lab::bow_point::{bow_point_trace, BowPointSettings};
 use rosin::lab::energy::{energy_trace, EnergySettings};
 use rosin::lab::guettler::{guettler_grid, GuettlerGrid, GuettlerSettings, PERFECT_TRANSIENT_S};
+use rosin::lab::hifi::{hifi_trace, HiFiTrace, HIFI_SAMPLE_RATE_HZ};
 use rosin::lab::hysteresis::{all_loops, HysteresisLoop, HysteresisSettings};
 use rosin::lab::{model_key, parse_model, Bowing, STRING_FREQUENCY_HZ};
 use rosin::physics::contact::{hyperbolic_law_for, FrictionModel};
@@ -21,8 +22,9 @@ use rosin::physics::lumped_bow::LumpedParams;
 
 const USAGE: &str = "usage: rosin-lab FIGURE [options]
 
-Computes a figure of Rosin's physics and writes it as a PNG file. Every string is G3 at
-44.1 kHz with the bristle stiffness s0 = 1e5 N/m, s1 = 0.001 sqrt(s0) and no bow noise.
+Computes a figure of Rosin's physics and writes it as a PNG file. Every string but
+hifi-bow's is G3 at 44.1 kHz with the bristle stiffness s0 = 1e5 N/m, s1 = 0.001 sqrt(s0)
+and no bow noise.
 
 figures:
   hysteresis   friction force against relative velocity for every friction model, in
@@ -34,6 +36,9 @@ figures:
                its stored energy (matusiak2025 Fig. 7)
   guettler     transient length over bow force and bow acceleration (a Guettler diagram),
                one run per cell, in parallel
+  hifi-bow     matusiak2025's high-fidelity bow on its Table 2 string (98 Hz, bow 1 cm
+               wide, torsion): each contact point's relative velocity over the last
+               periods, and a WAV of the bridge force to listen to
   all          every figure above
 
 options:
@@ -46,7 +51,9 @@ options:
                          for guettler (default: 0.1)
       --position BETA    bow-bridge distance as a fraction of the length (default: 0.18)
       --grid N           guettler cells along each axis, 2 to 200 (default: 24)
-      --seconds S        guettler run length, 0.1 to 10 s (default: 0.5)
+      --seconds S        guettler run length, 0.1 to 10 s (default: 0.5); hifi-bow's
+                         run length (default: 2)
+      --points M         hifi-bow's contact points across the bow, 1 to 4 (default: 4)
   -h, --help             show this help";
 
 /// Prints a line to stdout; a closed pipe (`rosin-lab --help | head`) is not an error.
@@ -75,10 +82,11 @@ enum Figure {
     BowPoint,
     Energy,
     Guettler,
+    HiFiBow,
 }
 
 impl Figure {
-    const ALL: [Figure; 4] = [Figure::Hysteresis, Figure::BowPoint, Figure::Energy, Figure::Guettler];
+    const ALL: [Figure; 5] = [Figure::Hysteresis, Figure::BowPoint, Figure::Energy, Figure::Guettler, Figure::HiFiBow];
 
     fn name(self) -> &'static str {
         match self {
@@ -86,6 +94,7 @@ impl Figure {
             Figure::BowPoint => "bow-point",
             Figure::Energy => "energy",
             Figure::Guettler => "guettler",
+            Figure::HiFiBow => "hifi-bow",
         }
     }
 }
@@ -97,7 +106,8 @@ struct Options {
     model: FrictionModel,
     bowing: Bowing,
     grid: usize,
-    run_s: f64,
+    run_s: Option<f64>,
+    contact_points: usize,
 }
 
 fn number(option: &str, text: &str, range: std::ops::RangeInclusive<f64>) -> Result<f64, String> {
@@ -109,7 +119,7 @@ fn number(option: &str, text: &str, range: std::ops::RangeInclusive<f64>) -> Res
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
-    let mut options = Options { figures: Vec::new(), out: PathBuf::from("docs/figures"), size: (1200, 800), model: FrictionModel::ElastoPlastic, bowing: Bowing::default(), grid: 24, run_s: 0.5 };
+    let mut options = Options { figures: Vec::new(), out: PathBuf::from("docs/figures"), size: (1200, 800), model: FrictionModel::ElastoPlastic, bowing: Bowing::default(), grid: 24, run_s: None, contact_points: 4 };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
@@ -134,12 +144,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                 let v = value(&arg)?;
                 options.grid = v.parse().ok().filter(|g| (2..=200).contains(g)).ok_or_else(|| format!("--grid '{v}' is not an integer from 2 to 200"))?;
             }
-            "--seconds" => options.run_s = number(&arg, &value(&arg)?, 0.1..=10.0)?,
+            "--seconds" => options.run_s = Some(number(&arg, &value(&arg)?, 0.1..=10.0)?),
+            "--points" => options.contact_points = number(&arg, &value(&arg)?, 1.0..=4.0)?.round() as usize,
             "all" => options.figures.extend(Figure::ALL),
             _ if arg.starts_with('-') => return Err(format!("unknown option '{arg}'")),
             _ => match Figure::ALL.into_iter().find(|f| f.name() == arg) {
                 Some(figure) => options.figures.push(figure),
-                None => return Err(format!("unknown figure '{arg}' (hysteresis, bow-point, energy, guettler or all)")),
+                None => return Err(format!("unknown figure '{arg}' (hysteresis, bow-point, energy, guettler, hifi-bow or all)")),
             },
         }
     }
@@ -367,6 +378,43 @@ fn guettler_figure(root: &Area, grid: &GuettlerGrid) -> Result<(), String> {
 }
 
 /// Checks that `dir` exists (or can be made) and takes files, before any long computation.
+fn hifi_figure(root: &Area, trace: &HiFiTrace) -> Result<(), String> {
+    let title = format!("matusiak2025's high-fidelity bow, Table 2 string: M = {} points over 1 cm, with torsion", trace.contact_points);
+    let body = root.titled(&title, font(26)).or_message("drawing the title")?;
+    let t_ms: Vec<f64> = trace.time_s.iter().map(|t| t * 1e3).collect();
+    let (t0, t1) = (t_ms[0], *t_ms.last().unwrap_or(&(t_ms[0] + 1.0)));
+    let (v_lo, v_hi) = padded_range(trace.relative_velocity_mps.iter().flat_map(|v| v[..trace.contact_points].to_vec()).chain([0.0]), 0.08);
+    let caption = format!("relative velocity of each contact point ({:.2} slips per period)", trace.slips_per_period());
+    let mut chart = ChartBuilder::on(&body).caption(caption, font(20)).margin(px(12)).x_label_area_size(px(45)).y_label_area_size(px(70)).build_cartesian_2d(t0..t1, v_lo..v_hi).or_message("building a chart")?;
+    draw_axes(&mut chart, "time (ms)", "relative velocity (m/s)")?;
+    let colours = [RGBColor(31, 95, 170), RGBColor(200, 90, 20), RGBColor(40, 140, 60), RGBColor(120, 60, 150)];
+    for m in 0..trace.contact_points {
+        let colour = colours[m];
+        chart
+            .draw_series(segments(t_ms.iter().copied().zip(trace.relative_velocity_mps.iter().map(|v| v[m])), colour.stroke_width(px(2))))
+            .or_message("drawing a point")?
+            .label(format!("point {}", m + 1))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(24) as i32, y)], colour.stroke_width(px(2))));
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::LowerLeft).label_font(font(15)).background_style(WHITE.mix(0.85)).border_style(BLACK.mix(0.4)).draw().or_message("drawing the legend")?;
+    Ok(())
+}
+
+/// The bridge force as 16-bit mono, normalised to -1 dBFS peak after removing its mean.
+fn write_wav(path: &Path, force_n: &[f64], sample_rate_hz: f64) -> Result<(), String> {
+    let mean = force_n.iter().sum::<f64>() / force_n.len().max(1) as f64;
+    let peak = force_n.iter().fold(0.0f64, |m, f| m.max((f - mean).abs())).max(1e-30);
+    let spec = hound::WavSpec { channels: 1, sample_rate: sample_rate_hz as u32, bits_per_sample: 16, sample_format: hound::SampleFormat::Int };
+    let mut writer = hound::WavWriter::create(path, spec).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let scale = 0.89 * i16::MAX as f64 / peak;
+    for f in force_n {
+        writer.write_sample(((f - mean) * scale).round() as i16).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    writer.finalize().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    say!("wrote {}", path.display());
+    Ok(())
+}
+
 fn prepare_out_dir(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create the output directory {}: {e}", dir.display()))?;
     let probe = dir.join(".rosin-lab-write-test");
@@ -407,7 +455,7 @@ fn run(options: &Options) -> Result<(), String> {
                 say!("energy: largest relative error per step {worst:.3e} ({:.1} machine epsilons)", worst / f64::EPSILON);
             }
             Figure::Guettler => {
-                let settings = GuettlerSettings { model, grid: options.grid, run_s: options.run_s, bow_speed_mps: options.bowing.bow_velocity_mps, bow_position: options.bowing.bow_position, ..GuettlerSettings::default() };
+                let settings = GuettlerSettings { model, grid: options.grid, run_s: options.run_s.unwrap_or(0.5), bow_speed_mps: options.bowing.bow_velocity_mps, bow_position: options.bowing.bow_position, ..GuettlerSettings::default() };
                 let cells = (settings.grid * settings.grid) as u64;
                 let bar = ProgressBar::new(cells);
                 bar.set_style(ProgressStyle::with_template("guettler {bar:40} {pos}/{len} runs, {elapsed} elapsed, about {eta} left").unwrap_or_else(|_| ProgressStyle::default_bar()));
@@ -418,6 +466,13 @@ fn run(options: &Options) -> Result<(), String> {
                 let perfect = grid.transient_s.iter().filter(|t| t.is_some_and(|t| t <= PERFECT_TRANSIENT_S)).count();
                 say!("guettler: {cells} runs of {} s in {:.1} s on {} threads; {helmholtz} reach Helmholtz motion, {perfect} within {:.0} ms", settings.run_s, started.elapsed().as_secs_f64(), rayon::current_num_threads(), PERFECT_TRANSIENT_S * 1e3);
                 draw_png(&options.out.join(format!("guettler-{}.png", model_key(model))), options.size, |root| guettler_figure(root, &grid))?;
+            }
+            Figure::HiFiBow => {
+                let trace = hifi_trace(options.contact_points, options.run_s.unwrap_or(2.0), 4);
+                say!("hifi-bow: M = {}, {:.2} slips per period at the central point, {} Newton fallbacks", trace.contact_points, trace.slips_per_period(), trace.fallbacks);
+                let stem = format!("hifi-bow-m{}", trace.contact_points);
+                draw_png(&options.out.join(format!("{stem}.png")), options.size, |root| hifi_figure(root, &trace))?;
+                write_wav(&options.out.join(format!("{stem}.wav")), &trace.bridge_force_n, HIFI_SAMPLE_RATE_HZ)?;
             }
         }
     }

@@ -7,6 +7,8 @@
 //! - [`bow_point`]: the bow point's velocity and displacement (willemsen2019 Figs. 8-9).
 //! - [`energy`]: the lumped model's discrete energy balance, step by step (matusiak2025 Fig. 7).
 //! - [`guettler`]: the transient length over bow force and bow acceleration (a Guettler diagram).
+//! - [`hifi`]: matusiak2025's high-fidelity bow on its Table 2 string (its own string and
+//!   rate; the others below use the lab string).
 //!
 //! Every string here is the same: G3 from [`NoteStringDesign`] at 44.1 kHz, with willemsen2019's
 //! friction at `s0 = 1e5 N/m`, `s1 = 0.001 sqrt(s0)` and no bow noise, so every run is
@@ -15,6 +17,7 @@
 pub mod bow_point;
 pub mod energy;
 pub mod guettler;
+pub mod hifi;
 pub mod hysteresis;
 
 use crate::physics::bowed_string::{BowedString, BowingControls};
