@@ -9,7 +9,7 @@ use rosin::controls::Controls;
 use rosin::physics::bowed_string::{BowedString, BowingControls};
 use rosin::physics::contact::{hyperbolic_law_for, FrictionModel};
 use rosin::physics::hyperbolic_friction::ContactState;
-use rosin::physics::friction::ElastoPlasticParams;
+use rosin::lab::lab_friction;
 use rosin::physics::note_string::NoteStringDesign;
 use rosin::physics::tuning::midi_key_to_hz;
 use rosin::voice::StringEngine;
@@ -17,18 +17,13 @@ use rosin::voices::{Engine, NoteEvent, NotePattern};
 
 const RATE: f64 = 48_000.0;
 
-fn friction() -> ElastoPlasticParams {
-    let s0 = 1e5;
-    ElastoPlasticParams { bristle_stiffness_n_per_m: s0, bristle_damping_kg_per_s: 0.001 * f64::sqrt(s0), noise_per_normal_force: 0.0, ..Default::default() }
-}
-
 /// Bows a D4 string under `model` (6 N, 0.1 m/s, 0.18 of the length) and returns the
 /// last four periods of (relative velocity, friction force, whether the hyperbolic contact
 /// slides).
 fn steady_cycle(model: FrictionModel) -> Vec<(f64, f64, bool)> {
     let f0 = 293.66;
     let (grid, material) = NoteStringDesign::default().build(f0, RATE, 1024);
-    let mut string = BowedString::with_capacity(1024, grid, material, friction(), 3);
+    let mut string = BowedString::with_capacity(1024, grid, material, lab_friction(), 3);
     string.bow.set_model(model);
     let controls = BowingControls { normal_force_n: 6.0, bow_velocity_mps: 0.1, bow_position: 0.18, finger_position_m: None };
     let trace: Vec<(f64, f64, bool)> = (0..(1.2 * RATE) as usize)
@@ -58,7 +53,7 @@ fn bristle_models_trace_a_hysteresis_loop_and_the_hyperbolic_law_stays_on_its_cu
         assert!(relative > 0.02, "{}: loop area only {relative:.4} of its bounding box", model.name());
     }
     let cycle = steady_cycle(FrictionModel::Hyperbolic);
-    let law = hyperbolic_law_for(&friction());
+    let law = hyperbolic_law_for(&lab_friction());
     let sliding: Vec<&(f64, f64, bool)> = cycle.iter().filter(|(_, _, slides)| *slides).collect();
     assert!(sliding.len() > cycle.len() / 20, "the hyperbolic contact hardly slid: {} of {}", sliding.len(), cycle.len());
     for (v, f, _) in &sliding {
