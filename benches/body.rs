@@ -1,17 +1,17 @@
-//! Real-time factor of the body resonator (`physics::body`): each body's bank of two-pole
+//! Real-time factor of the body resonator (`rosin_physics::body`): each body's bank of two-pole
 //! modes, driven by noise at 48 kHz.
 //!
 //! `cargo bench --bench body` runs criterion, then prints a table of real-time factors
 //! (seconds of audio per second of one core), the cost per sample and the mode count.
 
+mod common;
+
+use common::{BLOCK, RATE};
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use rosin::physics::body::{BodyModel, BodyResonator, BODIES};
+use rosin_physics::body::{BodyModel, BodyResonator, BODIES};
 
-const RATE: f64 = 48_000.0;
-const BLOCK: usize = 480;
 
 /// A block of deterministic noise in -1..1 (a 64-bit LCG), standing in for the bridge force.
 fn noise_block() -> Vec<f64> {
@@ -52,13 +52,7 @@ fn bodies(c: &mut Criterion) {
 fn real_time_factor(model: &BodyModel, seconds: f64) -> f64 {
     let mut body = resonator(model);
     let input = noise_block();
-    let mut output = vec![0.0; BLOCK];
-    let blocks = (seconds * RATE / BLOCK as f64) as usize;
-    let start = Instant::now();
-    for _ in 0..blocks {
-        render(&mut body, black_box(&input), black_box(&mut output));
-    }
-    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+    common::real_time_factor(seconds, |output| render(&mut body, black_box(&input), output))
 }
 
 fn summary() {

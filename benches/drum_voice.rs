@@ -5,32 +5,27 @@
 //! `cargo bench --bench drum_voice` runs criterion, then prints a table of real-time
 //! factors (seconds of audio per second of one core) and the membrane's size.
 
+mod common;
+
+use common::{BLOCK, RATE};
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use rosin::controls::Controls;
-use rosin::physics::drum::DrumQuality;
-use rosin::voice::NoteId;
-use rosin::voices::{Engine, NoteEvent};
+use rosin_engine::controls::Controls;
+use rosin_physics::drum::friction_drum::DrumQuality;
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent};
 
-const RATE: f64 = 48_000.0;
-const BLOCK: usize = 480;
 const QUALITIES: [(&str, f64); 3] = [("full", 0.0), ("half", 1.0), ("paper", 2.0)];
 
 /// An engine already bowing one drum note at `quality` in steady state.
 fn bowing(quality: f64) -> Engine {
-    let mut engine = Engine::new(RATE);
     let mut controls = Controls::default();
     controls.instrument = 1.0;
     controls.drum_quality = quality;
     controls.bow_force_n = 12.0;
     controls.bow_velocity_mps = 0.1;
-    engine.set_controls(&controls);
-    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: 60, voice_id: None }, velocity: 1.0 });
-    let mut warm = vec![0.0f32; (0.3 * RATE) as usize];
-    engine.render(&mut warm);
-    engine
+    common::sounding(&controls, &[60], 1.0, 0.3)
 }
 
 fn voices(c: &mut Criterion) {
@@ -46,13 +41,7 @@ fn voices(c: &mut Criterion) {
 
 fn real_time_factor(quality: f64, seconds: f64) -> f64 {
     let mut engine = bowing(quality);
-    let mut buffer = vec![0.0f32; BLOCK];
-    let blocks = (seconds * RATE / BLOCK as f64) as usize;
-    let start = Instant::now();
-    for _ in 0..blocks {
-        engine.render(black_box(&mut buffer));
-    }
-    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+    common::real_time_factor(seconds, |buffer| engine.render(buffer))
 }
 
 fn summary() {

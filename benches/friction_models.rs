@@ -3,30 +3,25 @@
 //!
 //! `cargo bench --bench friction_models` runs criterion, then prints the table.
 
+mod common;
+
+use common::{BLOCK, RATE};
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use rosin::controls::Controls;
-use rosin::physics::contact::FrictionModel;
-use rosin::voice::NoteId;
-use rosin::voices::{Engine, NoteEvent};
+use rosin_engine::controls::Controls;
+use rosin_physics::bow::contact::FrictionModel;
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent};
 
-const RATE: f64 = 48_000.0;
-const BLOCK: usize = 480;
 const KEY: u8 = 57;
 const ENGINES: [(&str, f64); 2] = [("fdtd", 0.0), ("waveguide", 1.0)];
 
 fn bowing(model_index: usize, string_engine: f64) -> Engine {
-    let mut engine = Engine::new(RATE);
     let mut controls = Controls::default();
     controls.friction_model = model_index as f64;
     controls.string_engine = string_engine;
-    engine.set_controls(&controls);
-    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: KEY, voice_id: None }, velocity: 0.8 });
-    let mut warm = vec![0.0f32; (0.5 * RATE) as usize];
-    engine.render(&mut warm);
-    engine
+    common::sounding(&controls, &[KEY], 0.8, 0.5)
 }
 
 fn models(c: &mut Criterion) {
@@ -47,13 +42,7 @@ fn summary() {
     for (engine_name, string_engine) in ENGINES {
         for (index, model) in FrictionModel::ALL.iter().enumerate() {
             let mut engine = bowing(index, string_engine);
-            let mut buffer = vec![0.0f32; BLOCK];
-            let blocks = (3.0 * RATE / BLOCK as f64) as usize;
-            let start = Instant::now();
-            for _ in 0..blocks {
-                engine.render(black_box(&mut buffer));
-            }
-            let rtf = (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64();
+            let rtf = common::real_time_factor(3.0, |buffer| engine.render(buffer));
             println!("  {engine_name:9} {:30} {rtf:7.1} x real time, {:6.1} ns per sample", model.name(), 1e9 / (rtf * RATE));
         }
     }

@@ -1,18 +1,18 @@
-//! Real-time factor of matusiak2025's high-fidelity bowed string (`physics::hifi_bow`): the
+//! Real-time factor of matusiak2025's high-fidelity bowed string (`rosin_physics::bow::hifi_bow`): the
 //! Table 2 string with torsion, bowed with M = 1, 2 and 4 contact points, at 48 kHz, in
 //! steady Helmholtz motion.
 //!
-//! `cargo bench -p rosin --bench hifi_bow` runs criterion, then prints the real-time factor
+//! `cargo bench --bench hifi_bow` runs criterion, then prints the real-time factor
 //! per voice (seconds of audio per second of one core) and the cost per sample.
 
+mod common;
+
+use common::{BLOCK, RATE};
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use rosin::physics::hifi_bow::{HiFiBowParams, HiFiBowedString};
+use rosin_physics::bow::hifi_bow::{HiFiBowParams, HiFiBowedString};
 
-const RATE: f64 = 48_000.0;
-const BLOCK: usize = 480;
 const POINTS: [usize; 3] = [1, 2, 4];
 
 /// A string already bowing in steady state (the bow takes 0.39 s to reach speed).
@@ -44,13 +44,7 @@ fn voices(c: &mut Criterion) {
 /// Seconds of audio rendered per second of wall time, over `seconds` of audio.
 fn real_time_factor(points: usize, seconds: f64) -> f64 {
     let mut bowed = bowing(points);
-    let mut buffer = vec![0.0; BLOCK];
-    let blocks = (seconds * RATE / BLOCK as f64) as usize;
-    let start = Instant::now();
-    for _ in 0..blocks {
-        render(&mut bowed, black_box(&mut buffer));
-    }
-    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+    common::real_time_factor(seconds, |buffer| render(&mut bowed, buffer))
 }
 
 fn summary() {

@@ -4,30 +4,23 @@
 //! `cargo bench --bench string_voice` runs criterion, then prints a table of real-time
 //! factors (seconds of audio per second of one core) and the cost per voice-sample.
 
+mod common;
+
+use common::{BLOCK, RATE};
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use rosin::controls::Controls;
-use rosin::voice::NoteId;
-use rosin::voices::{Engine, NoteEvent};
+use rosin_engine::controls::Controls;
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent};
 
-const RATE: f64 = 48_000.0;
-const BLOCK: usize = 480;
 const STRINGS: [(&str, u8); 4] = [("G3", 55), ("D4", 62), ("A4", 69), ("E5", 76)];
 /// Sixteen notes over the keyboard, from the low register to the top.
 const CHORD: [u8; 16] = [31, 36, 40, 43, 48, 52, 55, 60, 64, 67, 72, 76, 79, 84, 88, 96];
 
 /// An engine already bowing `keys` in steady state.
 fn bowing(keys: &[u8]) -> Engine {
-    let mut engine = Engine::new(RATE);
-    engine.set_controls(&Controls::default());
-    for &key in keys {
-        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity: 0.8 });
-    }
-    let mut warm = vec![0.0f32; (0.5 * RATE) as usize];
-    engine.render(&mut warm);
-    engine
+    common::sounding(&Controls::default(), keys, 0.8, 0.5)
 }
 
 fn voices(c: &mut Criterion) {
@@ -47,13 +40,7 @@ fn voices(c: &mut Criterion) {
 /// Seconds of audio rendered per second of wall time, over `seconds` of audio.
 fn real_time_factor(keys: &[u8], seconds: f64) -> f64 {
     let mut engine = bowing(keys);
-    let mut buffer = vec![0.0f32; BLOCK];
-    let blocks = (seconds * RATE / BLOCK as f64) as usize;
-    let start = Instant::now();
-    for _ in 0..blocks {
-        engine.render(black_box(&mut buffer));
-    }
-    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+    common::real_time_factor(seconds, |buffer| engine.render(buffer))
 }
 
 fn summary() {

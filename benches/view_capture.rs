@@ -5,18 +5,20 @@
 //! `cargo bench --bench view_capture` runs criterion, then prints each cost as a share of
 //! one core at 48 kHz.
 
+mod common;
+
+use common::RATE;
 use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{criterion_group, Criterion};
-use rosin::controller::bus::{GestureBus, GestureSource};
-use rosin::controller::gesture::LaneGesture;
-use rosin::controls::Controls;
-use rosin::view::snapshot::{capture, ViewSnapshot, VIEW_RATE_HZ};
-use rosin::voice::NoteId;
-use rosin::voices::{Engine, NoteEvent};
+use rosin_engine::controller::bus::{GestureBus, GestureSource};
+use rosin_engine::controller::gesture::LaneGesture;
+use rosin_engine::controls::Controls;
+use rosin_engine::view::snapshot::{capture, ViewSnapshot, VIEW_RATE_HZ};
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent};
 
-const RATE: f64 = 48_000.0;
 
 /// Eight strings and one drum at full resolution, all sounding.
 fn busy_engine() -> Engine {

@@ -5,19 +5,19 @@
 //! `cargo bench --bench waveguide` runs criterion, then prints the real-time factor of each
 //! (seconds of audio per second of one core) and the cost per sample.
 
+mod common;
+
+use common::{BLOCK, RATE};
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{criterion_group, Criterion, Throughput};
-use rosin::physics::bow::BowContact;
-use rosin::physics::bowed_string::BowingControls;
-use rosin::physics::friction::ElastoPlasticParams;
-use rosin::physics::hyperbolic_friction::{HyperbolicFriction, HyperbolicLaw};
-use rosin::physics::tuning::midi_key_to_hz;
-use rosin::physics::waveguide::WaveguideString;
+use rosin_physics::friction::dupont_contact::BowContact;
+use rosin_physics::bow::bowed_string::BowingControls;
+use rosin_physics::friction::dupont::ElastoPlasticParams;
+use rosin_physics::friction::hyperbolic::{HyperbolicFriction, HyperbolicLaw};
+use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_physics::waveguide::WaveguideString;
 
-const RATE: f64 = 48_000.0;
-const BLOCK: usize = 480;
 const A3: f64 = 57.0;
 
 /// The elasto-plastic bow with the default bristles (as the voice plays it) and with the
@@ -96,13 +96,7 @@ fn contacts(c: &mut Criterion) {
 /// Seconds of audio rendered per second of wall time, over `seconds` of audio.
 fn real_time_factor(case: Case, seconds: f64) -> f64 {
     let mut bowed = Bowed::new(case);
-    let mut buffer = vec![0.0; BLOCK];
-    let blocks = (seconds * RATE / BLOCK as f64) as usize;
-    let start = Instant::now();
-    for _ in 0..blocks {
-        bowed.render(black_box(&mut buffer));
-    }
-    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+    common::real_time_factor(seconds, |buffer| bowed.render(buffer))
 }
 
 fn summary() {

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+say() { printf '\033[1m==> [%4ss] %s\033[0m\n' "$SECONDS" "$*" >&2; }
 
 # Installs the Debian/Ubuntu packages named, if any is missing: as root directly, else
 # through sudo when it needs no password; otherwise stops with the exact command to run.

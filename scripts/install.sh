@@ -26,5 +26,5 @@ cp -R target/bundled/Rosin.vst3 "$vst3_dir/"
 say "Installed Rosin.clap into $clap_dir and Rosin.vst3 into $vst3_dir"
 
 say "Rendering the demo phrase"
-cargo run --release --quiet --bin rosin-render -- --output rosin-demo.wav "$@"
+cargo run --release --quiet -p rosin-engine --bin rosin-render -- --output rosin-demo.wav "$@"
 say "Done: load Rosin in your DAW, or listen to rosin-demo.wav"

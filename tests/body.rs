@@ -1,9 +1,9 @@
-//! The body resonator (`physics::body`): the signature modes where the published data put
+//! The body resonator (`rosin_physics::body`): the signature modes where the published data put
 //! them, each mode's bandwidth `f / Q`, decay, no DC, unit mean-square gain over 0-24 kHz
 //! at every sample rate, the Nyquist cut, and determinism of `reset` and `set_model`.
 
 use nice_assert_no_alloc::assert_no_alloc;
-use rosin::physics::body::{
+use rosin_physics::body::{
     BodyMode, BodyModel, BodyResonator, UpperBank, BODIES, CELLO_BODY, DOUBLE_BASS_BODY, LOUDNESS_REFERENCE_RATE_HZ, MAX_BODY_MODES,
     MAX_MODE_FRACTION_OF_RATE, VIOLA_BODY, VIOLIN_BODY,
 };

@@ -1,10 +1,10 @@
 //! The bowed string (willemsen2019 section 3): Helmholtz motion, the hysteresis loop of the
 //! elasto-plastic bow, the Newton solver's statistics and the edge cases of the contact.
 
-use rosin::physics::bowed_string::{BowedString, BowingControls};
-use rosin::physics::friction::ElastoPlasticParams;
-use rosin::physics::interpolation::CubicPoint;
-use rosin::physics::note_string::NoteStringDesign;
+use rosin_physics::bow::bowed_string::{BowedString, BowingControls};
+use rosin_physics::friction::dupont::ElastoPlasticParams;
+use rosin_physics::string::interpolation::CubicPoint;
+use rosin_physics::string::note_string::NoteStringDesign;
 
 const RATE: f64 = 48_000.0;
 

@@ -6,6 +6,8 @@
 //! "Only their voice" is checked exactly: with the bow noise off every voice is
 //! deterministic, the voices do not interact in the poly mode, and the mix is a sum. So
 //! (both notes, expression on A) minus (A alone with the expression) must equal B alone.
+// Needs the plugin crate: left out of the quick tier (`--no-default-features`).
+#![cfg(feature = "plugin")]
 
 mod common;
 #[path = "clap/host.rs"]
@@ -15,9 +17,9 @@ use clap_sys::events::*;
 use clap_sys::ext::voice_info::CLAP_VOICE_INFO_SUPPORTS_OVERLAPPING_NOTES;
 use common::*;
 use host::*;
-use rosin::controls;
-use rosin::physics::tuning::midi_key_to_hz;
-use rosin::presets::PRESETS;
+use rosin_engine::controls;
+use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_engine::presets::PRESETS;
 
 const PLUGIN_ID: &str = "org.rosin.rosin";
 const RATE: f64 = 48_000.0;
@@ -158,7 +160,7 @@ fn a_legato_phrase_in_four_string_mode_reports_every_note_and_plays_each_pitch()
     let library = library();
     let mut instance = ClapInstance::new(&library, PLUGIN_ID);
     assert!(instance.activate(RATE, BLOCK));
-    let violin = rosin::presets::find("Violin").unwrap();
+    let violin = rosin_engine::presets::find("Violin").unwrap();
     assert!(instance.load_state(&state_bytes(&violin.state_json("test"))));
     // A4, B4, D5, overlapping: each next note starts before the last ends.
     let mut script = Vec::new();

@@ -2,6 +2,8 @@
 //! plugin library, checks its descriptor and parameters, plays notes (CLAP and raw MIDI, on
 //! any channel), automates and modulates, saves and restores state, and feeds it corrupt
 //! state.
+// Needs the plugin crate: left out of the quick tier (`--no-default-features`).
+#![cfg(feature = "plugin")]
 
 mod common;
 #[path = "clap/host.rs"]
@@ -11,7 +13,7 @@ use clap_sys::events::*;
 use clap_sys::ext::params::{CLAP_PARAM_IS_AUTOMATABLE, CLAP_PARAM_IS_MODULATABLE, CLAP_PARAM_IS_MODULATABLE_PER_NOTE_ID};
 use common::*;
 use host::*;
-use rosin::controls;
+use rosin_engine::controls;
 
 const PLUGIN_ID: &str = "org.rosin.rosin";
 

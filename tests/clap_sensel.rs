@@ -2,6 +2,8 @@
 //! LibSensel named by `ROSIN_SENSEL_LIB`, plays a pad performance with no MIDI note at all,
 //! and stops its reader thread when the host destroys it. One test in its own binary, so
 //! no other plugin instance in the process competes for the mock pad.
+// Needs the plugin crate: left out of the quick tier (`--no-default-features`).
+#![cfg(feature = "plugin")]
 
 mod common;
 #[path = "clap/host.rs"]

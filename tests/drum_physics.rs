@@ -5,10 +5,10 @@
 mod common;
 
 use common::peak_frequency_hz;
-use rosin::drum_voice::paper_friction;
-use rosin::physics::drum::{DrumControls, DrumDesign, DrumQuality, FrictionDrum};
-use rosin::physics::membrane::{Membrane, MembraneMaterial, MembraneShape, MembraneTuning};
-use rosin::physics::tube::{Tube, TubeMaterial};
+use rosin_engine::drum_voice::paper_friction;
+use rosin_physics::drum::friction_drum::{DrumControls, DrumDesign, DrumQuality, FrictionDrum};
+use rosin_physics::drum::membrane::{Membrane, MembraneMaterial, MembraneShape, MembraneTuning};
+use rosin_physics::drum::tube::{Tube, TubeMaterial};
 
 const RATE: f64 = 44_100.0;
 
@@ -383,7 +383,7 @@ fn fundamental_eigenvalue_predicts_the_masked_membranes_mode() {
         let n = quality.membrane_intervals(&MembraneMaterial::default(), rate);
         let c = 90.0;
         let mut membrane = Membrane::with_capacity(n, MembraneMaterial::default(), MembraneShape::Circle, n, 1.0 / rate);
-        let kappa = rosin::physics::drum::fundamental_eigenvalue(&membrane);
+        let kappa = rosin_physics::drum::friction_drum::fundamental_eigenvalue(&membrane);
         let lambda_squared = (c / rate / membrane.spacing_m()).powi(2);
         let predicted = (1.0 - 0.5 * lambda_squared * kappa).acos() * rate / (2.0 * std::f64::consts::PI);
         membrane.set_tuning(lossless(c));

@@ -6,10 +6,10 @@ mod common;
 
 use common::*;
 use nice_assert_no_alloc::assert_no_alloc;
-use rosin::controls::{self, Controls};
-use rosin::drum_voice::IN_TUNE_TUNING;
-use rosin::envelope::Phase;
-use rosin::voices::{Engine, NoteEvent};
+use rosin_engine::controls::{self, Controls};
+use rosin_engine::drum_voice::IN_TUNE_TUNING;
+use rosin_engine::envelope::Phase;
+use rosin_engine::voices::{Engine, NoteEvent};
 
 fn drum_controls() -> Controls {
     let mut c = Controls::default();

@@ -1,13 +1,15 @@
 //! The editor's pure logic: the mouse as a bow through the pad mapper, the host parameter
 //! gestures, the control groups, value formatting, and the views' snapshot.
+// Needs the plugin crate: left out of the quick tier (`--no-default-features`).
+#![cfg(feature = "plugin")]
 
-use rosin::controller::gesture::{LaneGesture, PadLayout};
-use rosin::controller::mapper::PadMapper;
-use rosin::controls::{self, Controls};
+use rosin_engine::controller::gesture::{LaneGesture, PadLayout};
+use rosin_engine::controller::mapper::PadMapper;
+use rosin_engine::controls::{self, Controls};
 use rosin::editor::logic::*;
-use rosin::view::snapshot::{capture, ViewSnapshot, VIEW_MEMBRANE_CELLS};
-use rosin::voice::NoteId;
-use rosin::voices::{Engine, NoteEvent};
+use rosin_engine::view::snapshot::{capture, ViewSnapshot, VIEW_MEMBRANE_CELLS};
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent};
 
 fn mapper() -> PadMapper {
     PadMapper::new(MOUSE_PAD_WIDTH_MM, MOUSE_PAD_HEIGHT_MM)

@@ -5,11 +5,11 @@
 mod common;
 
 use common::*;
-use rosin::controls::Controls;
-use rosin::physics::tuning::midi_key_to_hz;
-use rosin::render::{render, Timeline, TimelineItem};
-use rosin::voice::Phase;
-use rosin::voices::{Engine, NoteEvent, NotePattern, MAX_VOICES};
+use rosin_engine::controls::Controls;
+use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_engine::render::{render, Timeline, TimelineItem};
+use rosin_engine::voice::Phase;
+use rosin_engine::voices::{Engine, NoteEvent, NotePattern, MAX_VOICES};
 
 fn note_on(engine: &mut Engine, key: u8, velocity: f64) {
     engine.handle_event(&NoteEvent::NoteOn { note: note_id(key), velocity });

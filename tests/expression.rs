@@ -6,11 +6,11 @@
 mod common;
 
 use common::*;
-use rosin::controls::{Controls, PlayMode};
-use rosin::expression::ExpressionKind;
-use rosin::physics::tuning::midi_key_to_hz;
-use rosin::voice::{NoteId, Phase};
-use rosin::voices::{Engine, NoteEvent, NotePattern};
+use rosin_engine::controls::{Controls, PlayMode};
+use rosin_engine::expression::ExpressionKind;
+use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_engine::voice::{NoteId, Phase};
+use rosin_engine::voices::{Engine, NoteEvent, NotePattern};
 
 const RATE: f64 = 48_000.0;
 

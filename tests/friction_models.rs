@@ -1,19 +1,19 @@
-//! Every friction model of issue 6 on the finite-difference string (`physics::contact`):
+//! Every friction model of issue 6 on the finite-difference string (`rosin_physics::bow::contact`):
 //! the hysteresis shape each one should have, Helmholtz motion and tuning across the range
 //! at the foundation's default controls, and when a change of model takes effect.
 
 mod common;
 
 use common::*;
-use rosin::controls::Controls;
-use rosin::physics::bowed_string::{BowedString, BowingControls};
-use rosin::physics::contact::{hyperbolic_law_for, FrictionModel};
-use rosin::physics::hyperbolic_friction::ContactState;
-use rosin::lab::lab_friction;
-use rosin::physics::note_string::NoteStringDesign;
-use rosin::physics::tuning::midi_key_to_hz;
-use rosin::voice::StringEngine;
-use rosin::voices::{Engine, NoteEvent, NotePattern};
+use rosin_engine::controls::Controls;
+use rosin_physics::bow::bowed_string::{BowedString, BowingControls};
+use rosin_physics::bow::contact::{hyperbolic_law_for, FrictionModel};
+use rosin_physics::friction::hyperbolic::ContactState;
+use rosin_lab::lab_friction;
+use rosin_physics::string::note_string::NoteStringDesign;
+use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_engine::voice::StringEngine;
+use rosin_engine::voices::{Engine, NoteEvent, NotePattern};
 
 const RATE: f64 = 48_000.0;
 
@@ -177,7 +177,7 @@ fn every_model_survives_random_automation_without_nan() {
             engine.handle_event(&NoteEvent::NoteOn { note: note_id(30 + (random() * 70.0) as u8), velocity: random() });
         }
         for id in ["bow_force", "bow_velocity", "bow_position", "bristle_stiffness", "static_friction", "dynamic_friction", "stribeck_velocity", "damping"] {
-            let spec = rosin::controls::find(id).unwrap();
+            let spec = rosin_engine::controls::find(id).unwrap();
             controls.set(id, spec.min + random() * (spec.max - spec.min));
         }
         engine.set_controls(&controls);

@@ -4,12 +4,12 @@
 mod common;
 
 use common::{cents, fundamental_hz, rms};
-use rosin::controller::gesture::{LaneGesture, PadLayout, LANES, LANE_OPEN_KEYS, PAD_CHANNEL};
-use rosin::controller::gesture_file::{GestureRecording, RecordedItem, HEADER};
-use rosin::controller::mapper::{PadMapper, Touch, STRING_MAX_VELOCITY_MPS};
-use rosin::controls::Controls;
-use rosin::physics::tuning::midi_key_to_hz;
-use rosin::voices::{Engine, NoteEvent};
+use rosin_engine::controller::gesture::{LaneGesture, PadLayout, LANES, LANE_OPEN_KEYS, PAD_CHANNEL};
+use rosin_engine::controller::gesture_file::{GestureRecording, RecordedItem, HEADER};
+use rosin_engine::controller::mapper::{PadMapper, Touch, STRING_MAX_VELOCITY_MPS};
+use rosin_engine::controls::Controls;
+use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_engine::voices::{Engine, NoteEvent};
 
 const W: f64 = 230.0;
 const H: f64 = 130.0;
@@ -236,8 +236,8 @@ fn a_pad_gesture_on_the_drum_bows_the_membrane_where_the_finger_is() {
 
 #[test]
 fn the_bus_records_a_performance_that_replays_as_it_was_played() {
-    use rosin::controller::bus::{GestureBus, GestureSource};
-    use rosin::render::{render, Timeline};
+    use rosin_engine::controller::bus::{GestureBus, GestureSource};
+    use rosin_engine::render::{render, Timeline};
     let bus = GestureBus::default();
     bus.write(0, &bowing(1.0, 0.05, None), GestureSource::Mouse);
     bus.start_recording(&[("instrument", 0.0), ("bow_attack", 50.0)]);

@@ -1,4 +1,4 @@
-//! matusiak2025's high-fidelity bowed string (`physics::hifi_bow`): a stiff string with
+//! matusiak2025's high-fidelity bowed string (`rosin_physics::bow::hifi_bow`): a stiff string with
 //! torsion, bow hair and a bow of finite width touching it at M points, each with the
 //! passive refined elasto-plastic friction. The discrete energy balance holds to rounding,
 //! every loss term stays non-negative, the paper's Table 2 settings give Helmholtz motion at
@@ -6,9 +6,9 @@
 //! steps, with a fallback that still gives a finite answer when it is forced.
 
 use nice_assert_no_alloc::assert_no_alloc;
-use rosin::physics::hifi_bow::{HiFiBowParams, HiFiBowedString};
-use rosin::physics::newton::IterationStats;
-use rosin::physics::tuning::{cents, helmholtz_band_hz};
+use rosin_physics::bow::hifi_bow::{HiFiBowParams, HiFiBowedString};
+use rosin_physics::friction::newton::IterationStats;
+use rosin_physics::string::tuning::{cents, helmholtz_band_hz};
 
 const RATE: f64 = 44_100.0;
 
@@ -207,7 +207,7 @@ fn newton_converges_quickly_and_the_forced_fallback_stays_finite() {
         }
         let expected = reference.tick();
         let got = forced.tick();
-        forced.contact_mut().max_newton_steps = rosin::physics::hifi_contact::MAX_NEWTON_STEPS;
+        forced.contact_mut().max_newton_steps = rosin_physics::bow::hifi_contact::MAX_NEWTON_STEPS;
         let step = forced.last_step();
         if n % 20 == 0 {
             assert!(step.fell_back && !step.lifted, "sample {n}: no fallback");

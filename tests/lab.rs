@@ -1,18 +1,19 @@
-//! `rosin-lab`'s numbers (`rosin::lab`) and its command line: the bristle models' loops
+//! `rosin-lab`'s numbers (`rosin_lab`) and its command line: the bristle models' loops
 //! enclose area and the hyperbolic law slides on its curve, the lumped model's energy
 //! balance holds per step, the Guettler diagram tells a playable attack from an impossible
 //! one, and the binary writes a PNG or fails with exit code 2.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-use rosin::lab::energy::{energy_trace, EnergySettings};
-use rosin::lab::guettler::{guettler_grid, transient_from_onsets, GuettlerSettings};
-use rosin::lab::hysteresis::{all_loops, HysteresisSettings};
-use rosin::lab::{lab_friction, SAMPLE_RATE_HZ, STRING_FREQUENCY_HZ};
-use rosin::physics::contact::{hyperbolic_law_for, FrictionModel};
-use rosin::physics::hyperbolic_friction::ContactState;
-use rosin::physics::lumped_bow::LumpedParams;
+use std::path::PathBuf;
+
+use rosin_lab::energy::{energy_trace, EnergySettings};
+use rosin_lab::guettler::{guettler_grid, transient_from_onsets, GuettlerSettings};
+use rosin_lab::hysteresis::{all_loops, HysteresisSettings};
+use rosin_lab::{lab_friction, SAMPLE_RATE_HZ, STRING_FREQUENCY_HZ};
+use rosin_physics::bow::contact::{hyperbolic_law_for, FrictionModel};
+use rosin_physics::friction::hyperbolic::ContactState;
+use rosin_physics::bow::lumped::LumpedParams;
 
 #[test]
 fn bristle_models_enclose_area_and_the_hyperbolic_law_slides_on_its_curve() {
@@ -113,14 +114,14 @@ fn scratch_dir(name: &str) -> PathBuf {
 #[test]
 fn the_binary_writes_a_png_and_rejects_bad_input_with_code_2() {
     let dir = scratch_dir("png");
-    let out = Command::new(env!("CARGO_BIN_EXE_rosin-lab")).args(["energy", "--out"]).arg(&dir).output().unwrap();
+    let out = common::workspace_program("rosin-lab").args(["energy", "--out"]).arg(&dir).output().unwrap();
     assert!(out.status.success(), "rosin-lab energy failed: {}", String::from_utf8_lossy(&out.stderr));
     let bytes = std::fs::read(dir.join("energy.png")).expect("no energy.png");
     assert!(bytes.len() > 1000, "energy.png has {} bytes", bytes.len());
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
     assert!(String::from_utf8_lossy(&out.stdout).contains("energy.png"), "did not say where the file went");
 
-    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_rosin-lab")).args(args).output().unwrap();
+    let run = |args: &[&str]| common::workspace_program("rosin-lab").args(args).output().unwrap();
     let bad = run(&["spectrogram"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown figure 'spectrogram'"));
@@ -139,11 +140,11 @@ fn the_binary_writes_a_png_and_rejects_bad_input_with_code_2() {
 #[test]
 fn the_high_fidelity_bow_reaches_helmholtz_motion_at_table_2() {
     // Two points, one and a half seconds: past the paper's attack (0.39 s to full speed).
-    let trace = rosin::lab::hifi::hifi_trace(2, 1.5, 8);
+    let trace = rosin_lab::hifi::hifi_trace(2, 1.5, 8);
     let slips = trace.slips_per_period();
     assert!((0.93..=1.07).contains(&slips), "{slips:.2} slips per period");
     assert_eq!(trace.fallbacks, 0);
-    assert_eq!(trace.bridge_force_n.len(), (1.5 * rosin::lab::hifi::HIFI_SAMPLE_RATE_HZ) as usize);
+    assert_eq!(trace.bridge_force_n.len(), (1.5 * rosin_lab::hifi::HIFI_SAMPLE_RATE_HZ) as usize);
     let tail = &trace.bridge_force_n[trace.bridge_force_n.len() / 2..];
     let (lo, hi) = tail.iter().fold((f64::MAX, f64::MIN), |(a, b), f| (a.min(*f), b.max(*f)));
     assert!(tail.iter().all(|f| f.is_finite()) && hi - lo > 1e-3, "bridge force spans {lo:.3e} to {hi:.3e} N");

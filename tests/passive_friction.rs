@@ -1,9 +1,9 @@
 //! matusiak2025's passive refined elasto-plastic friction on its bowed lumped mass
-//! (`physics::lumped_bow`): the discrete energy balance holds to rounding, the refined
+//! (`rosin_physics::bow::lumped`): the discrete energy balance holds to rounding, the refined
 //! bristle loss never goes negative where Dupont's constant damping does (the paper's
 //! Fig. 4 case), and `G(v)` has a single root across a sweep of the paper's parameters.
 
-use rosin::physics::lumped_bow::{BristleDamping, LumpedBowedMass, LumpedParams};
+use rosin_physics::bow::lumped::{BristleDamping, LumpedBowedMass, LumpedParams};
 
 const RATE: f64 = 44_100.0;
 /// The paper's lumped run: the bow accelerates at 3.439 m/s^2 to 0.344 m/s (Fig. 3).
@@ -16,7 +16,7 @@ fn bow_velocity(n: usize) -> f64 {
 }
 
 /// Runs `seconds` and returns, per step, (stored energy before, after, k (Q + P), step).
-fn run(params: LumpedParams, normal_force_n: f64, seconds: f64) -> Vec<(f64, f64, f64, rosin::physics::lumped_bow::LumpedStep)> {
+fn run(params: LumpedParams, normal_force_n: f64, seconds: f64) -> Vec<(f64, f64, f64, rosin_physics::bow::lumped::LumpedStep)> {
     let mut system = LumpedBowedMass::new(params, RATE);
     let k = system.time_step_s();
     (0..(seconds * RATE) as usize)
@@ -65,7 +65,7 @@ fn the_refined_model_stays_passive_where_dupont_does_not() {
     let force = 0.25;
     let refined = run(fig4(BristleDamping::Refined), force, 1.0);
     let dupont = run(fig4(BristleDamping::Constant), force, 1.0);
-    let least = |steps: &[(f64, f64, f64, rosin::physics::lumped_bow::LumpedStep)]| steps.iter().map(|s| s.3.bristle_loss_w).fold(f64::MAX, f64::min);
+    let least = |steps: &[(f64, f64, f64, rosin_physics::bow::lumped::LumpedStep)]| steps.iter().map(|s| s.3.bristle_loss_w).fold(f64::MAX, f64::min);
     let scale = refined.iter().map(|s| s.3.bristle_loss_w.abs()).fold(0.0, f64::max);
     eprintln!("least bristle loss: refined {:.3e} W, Dupont {:.3e} W (largest {scale:.3e} W)", least(&refined), least(&dupont));
     assert!(least(&refined) >= -1e-9 * scale, "the refined model lost passivity: {:.3e} W", least(&refined));
@@ -76,7 +76,7 @@ fn the_refined_model_stays_passive_where_dupont_does_not() {
     // While sliding fast, the force follows the steady-state curve (between muC fN and
     // muS fN in size, against the slip): the refined model closely, Dupont's not.
     let p = fig4(BristleDamping::Refined).friction;
-    let off_curve = |steps: &[(f64, f64, f64, rosin::physics::lumped_bow::LumpedStep)]| {
+    let off_curve = |steps: &[(f64, f64, f64, rosin_physics::bow::lumped::LumpedStep)]| {
         let sliding: Vec<_> = steps.iter().map(|s| s.3).filter(|s| s.velocity_mps.abs() > 0.1).collect();
         let off = sliding
             .iter()

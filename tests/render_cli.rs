@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn binary() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rosin-render"))
+    common::workspace_program("rosin-render")
 }
 
 fn temp_path(name: &str) -> PathBuf {
@@ -77,8 +77,8 @@ fn bad_input_gets_a_clear_error() {
 /// stopping finger a quarter of the way up, then the lift.
 #[test]
 fn renders_a_recorded_gesture_performance() {
-    use rosin::controller::gesture::LaneGesture;
-    use rosin::controller::gesture_file::{GestureRecording, RecordedItem};
+    use rosin_engine::controller::gesture::LaneGesture;
+    use rosin_engine::controller::gesture_file::{GestureRecording, RecordedItem};
     let mut recording = GestureRecording::default();
     recording.push(0.0, RecordedItem::Control { id: "instrument".into(), value: 0.0 });
     let bow = LaneGesture { bow_down: true, bow_force_n: 5.0, bow_velocity_mps: 0.15, bow_position: 0.15, ..LaneGesture::default() };

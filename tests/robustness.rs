@@ -8,11 +8,11 @@ mod common;
 
 use common::*;
 use nice_assert_no_alloc::assert_no_alloc;
-use rosin::controller::gesture::{LaneGesture, LANES};
-use rosin::controls::{self, Controls};
-use rosin::voice::NoteId;
-use rosin::expression::ExpressionKind;
-use rosin::voices::{Engine, NoteEvent, NotePattern};
+use rosin_engine::controller::gesture::{LaneGesture, LANES};
+use rosin_engine::controls::{self, Controls};
+use rosin_engine::voice::NoteId;
+use rosin_engine::expression::ExpressionKind;
+use rosin_engine::voices::{Engine, NoteEvent, NotePattern};
 
 /// A value anywhere in the control's range, with its two ends drawn often.
 fn random_value(rng: &mut TestRng, spec: &controls::ControlSpec) -> f64 {

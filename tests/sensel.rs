@@ -1,18 +1,20 @@
 //! The Sensel reader through the real run-time loading path: a mock LibSensel (the
 //! `sensel-mock` cdylib, exporting LibSensel's C symbols) is loaded by file, plays scripted
 //! touches, and is unplugged and plugged again. Each test loads its own copy of the mock.
+// Needs the plugin crate: left out of the quick tier (`--no-default-features`).
+#![cfg(feature = "plugin")]
 
 mod common;
 
 use std::sync::Arc;
 
 use common::{cents, fundamental_hz, mock_sensel_copy, rms, wait_for};
-use rosin::controller::bus::GestureBus;
-use rosin::controller::gesture::{PadLayout, LANE_OPEN_KEYS};
-use rosin::controller::sensel::{times_reported, PadSettings, ReaderConfig, SenselReader, SenselState};
-use rosin::controls::Controls;
-use rosin::physics::tuning::midi_key_to_hz;
-use rosin::voices::Engine;
+use rosin_engine::controller::bus::GestureBus;
+use rosin_engine::controller::gesture::{PadLayout, LANE_OPEN_KEYS};
+use rosin::sensel::{times_reported, PadSettings, ReaderConfig, SenselReader, SenselState};
+use rosin_engine::controls::Controls;
+use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_engine::voices::Engine;
 use sensel_sys::mock::MockControl;
 use sensel_sys::{SenselContact, CONTACT_MOVE, CONTACT_START};
 
@@ -25,7 +27,7 @@ fn reader(path: &std::path::Path, bus: &Arc<GestureBus>) -> SenselReader {
 }
 
 fn contact(id: u8, first: bool, x_mm: f32, y_mm: f32, force_g: f32) -> SenselContact {
-    SenselContact { id, state: if first { CONTACT_START } else { CONTACT_MOVE }, x_pos: x_mm, y_pos: y_mm, total_force: force_g, ..Default::default() }
+    SenselContact::touch(id, if first { CONTACT_START } else { CONTACT_MOVE }, x_mm, y_mm, force_g)
 }
 
 /// Queues a bowing finger moving down 0.6 mm a frame (at the reader's ~250 frames/s,

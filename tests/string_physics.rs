@@ -5,8 +5,8 @@
 mod common;
 
 use common::peak_frequency_hz;
-use rosin::physics::string::{StiffString, StringMaterial};
-use rosin::physics::tuning::{cents, min_grid_spacing_m, tune_grid, PitchTarget, SchemeGrid, TuningRequest};
+use rosin_physics::string::stiff_string::{StiffString, StringMaterial};
+use rosin_physics::string::tuning::{cents, min_grid_spacing_m, tune_grid, PitchTarget, SchemeGrid, TuningRequest};
 
 const RHO: f64 = 7850.0;
 const RADIUS_M: f64 = 5e-4;

@@ -2,13 +2,13 @@
 //! Helmholtz motion and bowed pitch with the elasto-plastic and the hyperbolic bow, the decay
 //! of the partials, clean sweeps of bow position and pitch, and a deterministic reset.
 
-use rosin::physics::bow::{BowContact, ContactOutput};
-use rosin::physics::bowed_string::BowingControls;
-use rosin::physics::friction::ElastoPlasticParams;
-use rosin::physics::hyperbolic_friction::{HyperbolicFriction, HyperbolicLaw};
-use rosin::physics::tuning::{cents, midi_key_to_hz};
-use rosin::physics::waveguide::reflection::StringLosses;
-use rosin::physics::waveguide::{hyperbolic_output, WaveguideString};
+use rosin_physics::friction::dupont_contact::{BowContact, ContactOutput};
+use rosin_physics::bow::bowed_string::BowingControls;
+use rosin_physics::friction::dupont::ElastoPlasticParams;
+use rosin_physics::friction::hyperbolic::{HyperbolicFriction, HyperbolicLaw};
+use rosin_physics::string::tuning::{cents, midi_key_to_hz};
+use rosin_physics::waveguide::reflection::StringLosses;
+use rosin_physics::waveguide::{hyperbolic_output, WaveguideString};
 
 const NOTES: [f64; 6] = [28.0, 45.0, 57.0, 69.0, 81.0, 93.0];
 const RATES: [f64; 3] = [44_100.0, 48_000.0, 96_000.0];

@@ -1,31 +1,17 @@
-//! Rosin: physically modelled bowed strings (VST3/CLAP).
+//! Rosin as a VST3/CLAP plugin: the nice-plug glue around [`rosin_engine`], which holds all
+//! that sounds.
 //!
-//! - [`physics`]: the models, free of any plugin framework.
-//! - [`dsp`]: ramps and decimation.
-//! - [`controller`]: touch input (Sensel Morph, mouse) as gestures for the engine.
-//! - [`controls`]: every control's ID, range and default.
-//! - [`voice`], [`voices`]: the polyphonic engine behind the plugin, the renderer and the tests.
-//! - [`params`], [`plugin`]: the nice-plug glue.
-//! - [`render`]: offline rendering of MIDI files to WAV.
+//! - [`params`]: the host's parameters, built from [`rosin_engine::controls`].
+//! - [`plugin`]: the [`plugin::Rosin`] plugin: audio, MIDI and note expressions in, the
+//!   engine's voices out, saved state through [`rosin_engine::state`].
+//! - [`editor`]: the egui editor. It sees the plugin only through the
+//!   [`editor::EditorLinks`] the glue hands it.
+//! - [`sensel`]: the reader thread that finds, opens and reads a Sensel Morph, with hot-plug.
 
-pub mod controller;
-pub mod controls;
-pub mod dsp;
-pub mod physics;
-pub mod drum_voice;
 pub mod editor;
-pub mod envelope;
-pub mod voice;
-pub mod view;
-pub mod voices;
-pub mod expression;
-pub mod play_modes;
 pub mod params;
-pub mod state;
-pub mod presets;
 pub mod plugin;
+pub mod sensel;
 
 nice_plug::nice_export_clap!(plugin::Rosin);
 nice_plug::nice_export_vst3!(plugin::Rosin);
-pub mod render;
-pub mod lab;

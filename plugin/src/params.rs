@@ -1,4 +1,4 @@
-//! The plugin's parameters: one nice-plug parameter per entry of [`crate::controls::ALL`],
+//! The plugin's parameters: one nice-plug parameter per entry of [`rosin_engine::controls::ALL`],
 //! with the same ID, range and default. The IDs are stored in DAW projects: never rename or
 //! remove one.
 
@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use nice_plug::prelude::*;
 
-use crate::controls::{self, ControlSpec, Controls, Taper};
+use rosin_engine::controls::{self, ControlSpec, Controls, Taper};
 
 #[derive(Params)]
 pub struct RosinParams {
@@ -62,7 +62,7 @@ pub struct RosinParams {
     pub drum_bow_y: FloatParam,
     #[id = "pad_layout"]
     pub pad_layout: IntParam,
-    /// The version of the saved state's layout ([`crate::state`]); saved with every project.
+    /// The version of the saved state's layout ([`rosin_engine::state`]); saved with every project.
     #[persist = "state_version"]
     pub state_version: Arc<std::sync::atomic::AtomicU32>,
     #[id = "play_mode"]
@@ -174,7 +174,7 @@ impl Default for RosinParams {
             drum_bow_x: param(&controls::DRUM_BOW_X),
             drum_bow_y: param(&controls::DRUM_BOW_Y),
             pad_layout: choice(&controls::PAD_LAYOUT),
-            state_version: Arc::new(std::sync::atomic::AtomicU32::new(crate::state::STATE_VERSION)),
+            state_version: Arc::new(std::sync::atomic::AtomicU32::new(rosin_engine::state::STATE_VERSION)),
             play_mode: choice(&controls::PLAY_MODE),
             string_set: choice(&controls::STRING_SET),
             glide_time: param(&controls::GLIDE_TIME),

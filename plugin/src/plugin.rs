@@ -1,23 +1,24 @@
 //! The nice-plug glue: parameters in, note events in, audio and voice terminations out.
-//! All sound comes from [`crate::voices::Engine`].
+//! All sound comes from [`rosin_engine::voices::Engine`].
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use nice_plug::prelude::*;
 use nice_plug::midi::{Channel, Key, VoiceID};
+use nice_plug::plugin::ParamValue;
 
-use crate::controller::bus::GestureBus;
-use crate::controller::gesture::{PadLayout, PAD_CHANNEL};
-use crate::controller::sensel::{PadSettings, ReaderConfig, SenselReader};
+use rosin_engine::controller::bus::GestureBus;
+use rosin_engine::controller::gesture::{PadLayout, PAD_CHANNEL};
+use crate::sensel::{PadSettings, ReaderConfig, SenselReader};
 use crate::editor::logic::HostGesture;
 use crate::editor::{self, EditorLinks};
 use crate::params::RosinParams;
-use crate::view::snapshot::{self, ViewSnapshot, VIEW_RATE_HZ};
-use crate::view::triple_buffer::{triple_buffer, TripleReader, TripleWriter};
-use crate::voice::NoteId;
-use crate::expression::ExpressionKind;
-use crate::voices::{self, Engine, NotePattern, MAX_VOICES};
+use rosin_engine::view::snapshot::{self, ViewSnapshot, VIEW_RATE_HZ};
+use rosin_engine::view::triple_buffer::{triple_buffer, TripleReader, TripleWriter};
+use rosin_engine::voice::NoteId;
+use rosin_engine::expression::ExpressionKind;
+use rosin_engine::voices::{self, Engine, NotePattern, MAX_VOICES};
 
 /// Sample rates the plugin accepts. Rosin is tested from 22.05 to 192 kHz.
 pub const MIN_SAMPLE_RATE_HZ: f32 = 8_000.0;
@@ -174,15 +175,36 @@ impl Plugin for Rosin {
             view: self.view_reader.clone(),
             sensel: Some(self.sensel.control()),
             gui_context: self.gui_context.clone(),
+            post_gesture: Arc::new(move |gesture| executor.execute_gui(gesture)),
         };
-        editor::create(links, self.editor_state.clone(), self.repaint.clone(), executor)
+        editor::create(links, self.editor_state.clone(), self.repaint.clone())
     }
 
     /// Migrates a loaded state from the version it was saved with and sanitises it before it
-    /// is applied (see [`crate::state`]): a project from an older Rosin sounds as it did, and
+    /// is applied (see [`rosin_engine::state`]): a project from an older Rosin sounds as it did, and
     /// a hand-edited or damaged one can never put an impossible control into the voices.
     fn filter_state(state: &mut PluginState) {
-        crate::state::migrate(&mut state.params, &mut state.fields);
+        use rosin_engine::state::{self, ParamValue as Saved};
+        let mut params: std::collections::BTreeMap<String, Saved> = state
+            .params
+            .iter()
+            .map(|(id, value)| {
+                let saved = match value {
+                    ParamValue::F32(v) => Saved::F32(*v),
+                    ParamValue::I32(v) => Saved::I32(*v),
+                    _ => Saved::Other,
+                };
+                (id.clone(), saved)
+            })
+            .collect();
+        state::migrate(&mut params, &mut state.fields);
+        for (id, saved) in params {
+            match saved {
+                Saved::F32(v) => drop(state.params.insert(id, ParamValue::F32(v))),
+                Saved::I32(v) => drop(state.params.insert(id, ParamValue::I32(v))),
+                Saved::Other => {}
+            }
+        }
     }
 
     fn activate(&mut self, _layout: &AudioIOLayout, config: &BufferConfig, context: &mut impl ActivateContext<Self>) -> bool {

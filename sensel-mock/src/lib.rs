@@ -649,15 +649,7 @@ mod tests {
         y_mm: f32,
         force_g: f32,
     ) -> SenselContact {
-        SenselContact {
-            id,
-            state,
-            x_pos: x_mm,
-            y_pos: y_mm,
-            total_force: force_g,
-            delta_x: 1.0,
-            ..Default::default()
-        }
+        SenselContact { delta_x: 1.0, ..SenselContact::touch(id, state, x_mm, y_mm, force_g) }
     }
 
     #[test]

@@ -159,6 +159,14 @@ pub struct SenselContact {
     pub peak_force: f32,
 }
 
+impl SenselContact {
+    /// A contact `id` in `state` (`CONTACT_*`) at (`x_mm`, `y_mm`) pressing with `force_g`
+    /// grams, every other field zero: what a test or the mock builds frames from.
+    pub fn touch(id: u8, state: SenselContactState, x_mm: f32, y_mm: f32, force_g: f32) -> Self {
+        Self { id, state, x_pos: x_mm, y_pos: y_mm, total_force: force_g, ..Self::default() }
+    }
+}
+
 /// Accelerometer reading (`SenselAccelData`), in device units.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -39,17 +39,7 @@ fn setup() -> (MutexGuard<'static, ()>, Arc<Library>, MockControl) {
 }
 
 fn contact(id: u8, state: u32, x_mm: f32, y_mm: f32, force_g: f32) -> SenselContact {
-    SenselContact {
-        id,
-        state,
-        x_pos: x_mm,
-        y_pos: y_mm,
-        total_force: force_g,
-        area: force_g / 10.0,
-        delta_x: 0.5,
-        delta_y: -0.25,
-        ..Default::default()
-    }
+    SenselContact { area: force_g / 10.0, delta_x: 0.5, delta_y: -0.25, ..SenselContact::touch(id, state, x_mm, y_mm, force_g) }
 }
 
 #[test]

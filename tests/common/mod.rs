@@ -2,10 +2,10 @@
 //! measuring what comes out.
 #![allow(dead_code)]
 
-use rosin::controls::Controls;
-use rosin::render::{render, Timeline, TimelineItem};
-use rosin::voice::NoteId;
-use rosin::voices::{Engine, NoteEvent, NotePattern};
+use rosin_engine::controls::Controls;
+use rosin_engine::render::{render, Timeline, TimelineItem};
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent, NotePattern};
 
 pub const TEST_RATES_HZ: [f64; 3] = [44_100.0, 48_000.0, 96_000.0];
 
@@ -132,8 +132,7 @@ pub fn peak_frequency_hz(signal: &[f64], sample_rate_hz: f64, guess_hz: f64) -> 
 /// A private copy of the mock LibSensel (`cargo build -p sensel-mock`), so each test has
 /// a mock of its own: the dynamic loader gives each file its own instance.
 pub fn mock_sensel_copy(name: &str) -> std::path::PathBuf {
-    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
-    let built = sensel_sys::mock::built_path(&target, "debug");
+    let built = sensel_sys::mock::built_path(&target_dir(), "debug");
     assert!(built.exists(), "{} is missing: run `cargo build -p sensel-mock` first (scripts/test.sh does)", built.display());
     let dir = std::env::temp_dir().join(format!("rosin-mock-sensel-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -152,4 +151,20 @@ pub fn wait_for(timeout_s: f64, mut condition: impl FnMut() -> bool) -> bool {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     condition()
+}
+
+/// The target directory this test run builds into: the test executable sits in its
+/// `<profile>/deps/`.
+pub fn target_dir() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.ancestors().nth(3).expect("target directory").to_path_buf()
+}
+
+/// A program of the workspace, built by the same run (`scripts/test.sh` builds the
+/// workspace's programs before it runs the tests) with the same profile.
+pub fn workspace_program(name: &str) -> std::process::Command {
+    let exe = std::env::current_exe().expect("test executable path");
+    let path = exe.ancestors().nth(2).expect("profile directory").join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} is missing: run `cargo build --bins` first (scripts/test.sh does)", path.display());
+    std::process::Command::new(path)
 }

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use rosin::controls;
+use rosin_engine::controls;
 use rosin::params::STANDALONE_START_VALUES;
 
 fn main() -> ExitCode {

@@ -5,9 +5,9 @@ use nice_plug::prelude::ParamSetter;
 use nice_plug_egui::widgets::ParamSlider;
 
 use super::logic::CONTROL_GROUPS;
-use crate::controls;
+use rosin_engine::controls;
 use crate::params::{ParamRef, RosinParams};
-use crate::presets::{Preset, PRESETS};
+use rosin_engine::presets::{Preset, PRESETS};
 
 /// Sets every control to the preset's value, each as one host gesture, so the host records
 /// the change (and can undo it).

@@ -1,5 +1,5 @@
 //! The editor's pure logic, free of egui so it can be tested: how the mouse becomes pad
-//! touches (it goes through the same [`PadMapper`](crate::controller::mapper::PadMapper)
+//! touches (it goes through the same [`PadMapper`](rosin_engine::controller::mapper::PadMapper)
 //! as the Sensel), which host parameter gestures a lane's gesture makes, the control
 //! groups, and how values and notes are written.
 //!
@@ -14,10 +14,10 @@
 //!   down until a right click at the nut's end (the leftmost 3 %) lifts it.
 //! - Membrane view, left drag: bows the membrane at the pointer with the wheel's pressure.
 
-use crate::controller::gesture::{LaneGesture, PadLayout};
-use crate::controller::mapper::{Touch, STRING_FORCE_N_PER_G};
-use crate::controls::{self, ControlSpec, Taper, BOW_POSITION, FINGER_POSITION};
-use crate::physics::tuning::midi_key_to_hz;
+use rosin_engine::controller::gesture::{LaneGesture, PadLayout};
+use rosin_engine::controller::mapper::{Touch, STRING_FORCE_N_PER_G};
+use rosin_engine::controls::{self, ControlSpec, Taper, BOW_POSITION, FINGER_POSITION};
+use rosin_physics::string::tuning::midi_key_to_hz;
 
 /// The virtual pad the mouse plays, with the Morph's size.
 pub const MOUSE_PAD_WIDTH_MM: f64 = 230.0;

@@ -5,8 +5,8 @@
 use egui::{pos2, vec2, Align2, Color32, ColorImage, FontId, PointerButton, Rect, Sense, Stroke, StrokeKind, TextureHandle, TextureOptions};
 
 use super::logic::{bow_opacity, grey_level};
-use crate::controller::mapper::DRUM_MAX_FORCE_N;
-use crate::view::snapshot::{MembraneView, VIEW_MEMBRANE_CELLS};
+use rosin_engine::controller::mapper::DRUM_MAX_FORCE_N;
+use rosin_engine::view::snapshot::{MembraneView, VIEW_MEMBRANE_CELLS};
 
 const BOW_COLOUR: Color32 = Color32::from_rgb(255, 140, 0);
 const AIR_COLOUR: Color32 = Color32::from_rgb(120, 200, 255);

@@ -24,15 +24,14 @@ use nice_plug::prelude::*;
 use nice_plug::context::gui::GuiContext;
 use nice_plug_egui::{create_egui_editor, EguiEditor, EguiEditorState, EguiNiceSettings, NiceEguiApp, RepaintNotifier};
 
-use crate::controller::bus::{GestureBus, GestureSource};
-use crate::controller::gesture::PadLayout;
-use crate::controller::mapper::PadMapper;
-use crate::controller::sensel::{SenselControl, SenselState};
-use crate::controls;
+use rosin_engine::controller::bus::{GestureBus, GestureSource};
+use rosin_engine::controller::gesture::PadLayout;
+use rosin_engine::controller::mapper::PadMapper;
+use crate::sensel::{SenselControl, SenselState};
+use rosin_engine::controls;
 use crate::params::{ParamRef, RosinParams};
-use crate::plugin::Rosin;
-use crate::view::snapshot::{ViewSnapshot, VIEW_STRINGS};
-use crate::view::triple_buffer::TripleReader;
+use rosin_engine::view::snapshot::{ViewSnapshot, VIEW_STRINGS};
+use rosin_engine::view::triple_buffer::TripleReader;
 use logic::{membrane_touch, string_touches, HostGesture, HostGestureTracker, MouseState, MOUSE_PAD_HEIGHT_MM, MOUSE_PAD_WIDTH_MM};
 use membrane_view::{MembraneImage, MembraneMouse};
 
@@ -47,7 +46,10 @@ pub enum Tab {
     Membrane,
 }
 
-/// What the plugin shares with its editor.
+/// Hands a parameter gesture to the host on its GUI thread.
+pub type GesturePoster = Arc<dyn Fn(HostGesture) + Send + Sync>;
+
+/// All the editor knows of the plugin: what the glue hands it when the host opens it.
 #[derive(Clone)]
 pub struct EditorLinks {
     pub params: Arc<RosinParams>,
@@ -56,6 +58,8 @@ pub struct EditorLinks {
     pub sensel: Option<SenselControl>,
     /// The open editor's GUI context, for the host-gesture task executor.
     pub gui_context: Arc<Mutex<Option<GuiContext>>>,
+    /// Posts the pad's and the mouse's parameter gestures to the host.
+    pub post_gesture: GesturePoster,
 }
 
 /// Sends one host gesture through `context` (on the GUI thread).
@@ -75,16 +79,15 @@ pub fn apply_host_gesture(context: &GuiContext, params: &RosinParams, gesture: H
     }
 }
 
-pub fn create(links: EditorLinks, state: Arc<EguiEditorState>, repaint: RepaintNotifier, executor: AsyncExecutor<Rosin>) -> Option<EguiEditor<RosinEditorApp>> {
+pub fn create(links: EditorLinks, state: Arc<EguiEditorState>, repaint: RepaintNotifier) -> Option<EguiEditor<RosinEditorApp>> {
     let settings = EguiNiceSettings::new()
         .with_tile("Rosin")
         .with_resize_hint(ResizeHint::resizable().with_min_logical_size(nice_plug::editor::dpi::LogicalSize::new(MIN_SIZE.0, MIN_SIZE.1)));
-    create_egui_editor(state, repaint, settings, RosinEditorApp::new(links, executor))
+    create_egui_editor(state, repaint, settings, RosinEditorApp::new(links))
 }
 
 pub struct RosinEditorApp {
     links: EditorLinks,
-    executor: AsyncExecutor<Rosin>,
     gui: Option<GuiContext>,
     tab: Option<Tab>,
     snapshot: ViewSnapshot,
@@ -99,7 +102,7 @@ pub struct RosinEditorApp {
 }
 
 impl RosinEditorApp {
-    fn new(links: EditorLinks, executor: AsyncExecutor<Rosin>) -> Self {
+    fn new(links: EditorLinks) -> Self {
         // The screenshot script opens a chosen view first.
         let tab = match std::env::var("ROSIN_EDITOR_VIEW").as_deref() {
             Ok("membrane") => Some(Tab::Membrane),
@@ -108,7 +111,6 @@ impl RosinEditorApp {
         };
         Self {
             links,
-            executor,
             gui: None,
             tab,
             snapshot: ViewSnapshot::default(),
@@ -211,7 +213,7 @@ impl RosinEditorApp {
             controls.get(id).unwrap_or_default()
         };
         for task in self.tracker.update(&gesture, one_lane, drum, before) {
-            self.executor.execute_gui(task);
+            (self.links.post_gesture)(task);
         }
     }
 }
@@ -287,7 +289,7 @@ impl NiceEguiApp for RosinEditorApp {
         self.mouse.bowing = None;
         self.membrane_mouse = None;
         for task in self.tracker.end_all() {
-            self.executor.execute_gui(task);
+            (self.links.post_gesture)(task);
         }
         self.membrane.forget_texture();
         // The shared context stays: the gesture ends above may run after this returns.

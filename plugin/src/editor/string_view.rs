@@ -5,9 +5,9 @@
 use egui::{pos2, vec2, Align2, Color32, FontId, PointerButton, Rect, Sense, Stroke, StrokeKind};
 
 use super::logic::{bow_opacity, fret_positions, string_label, MouseState};
-use crate::controller::gesture::{PadLayout, LANES, LANE_OPEN_KEYS};
-use crate::controller::mapper::STRING_MAX_FORCE_N;
-use crate::view::snapshot::{StringView, ViewSnapshot, VIEW_STRINGS};
+use rosin_engine::controller::gesture::{PadLayout, LANES, LANE_OPEN_KEYS};
+use rosin_engine::controller::mapper::STRING_MAX_FORCE_N;
+use rosin_engine::view::snapshot::{StringView, ViewSnapshot, VIEW_STRINGS};
 
 const STRING_COLOUR: Color32 = Color32::from_rgb(80, 220, 230);
 const BOW_COLOUR: Color32 = Color32::from_rgb(240, 200, 60);

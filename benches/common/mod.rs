@@ -1,0 +1,40 @@
+//! What the benches share: the rate and block they render at, an engine already bowing in
+//! steady state, and the real-time factor.
+#![allow(dead_code)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use rosin_engine::controls::Controls;
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent};
+
+/// Every bench renders at 48 kHz ...
+pub const RATE: f64 = 48_000.0;
+/// ... in blocks of 10 ms.
+pub const BLOCK: usize = 480;
+
+/// An engine with `controls` already sounding `keys` at `velocity`, rendered for `warm_s`
+/// so that what is measured is the steady state.
+pub fn sounding(controls: &Controls, keys: &[u8], velocity: f64, warm_s: f64) -> Engine {
+    let mut engine = Engine::new(RATE);
+    engine.set_controls(controls);
+    for &key in keys {
+        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity });
+    }
+    let mut warm = vec![0.0f32; (warm_s * RATE) as usize];
+    engine.render(&mut warm);
+    engine
+}
+
+/// Seconds of audio rendered per second of wall time: `render` fills one block of
+/// [`BLOCK`] samples a call, for `seconds` of audio at [`RATE`].
+pub fn real_time_factor<T: Copy + Default>(seconds: f64, mut render: impl FnMut(&mut [T])) -> f64 {
+    let mut buffer = vec![T::default(); BLOCK];
+    let blocks = (seconds * RATE / BLOCK as f64) as usize;
+    let start = Instant::now();
+    for _ in 0..blocks {
+        render(black_box(&mut buffer));
+    }
+    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+}

@@ -1,0 +1,327 @@
+//! One friction-drum voice: the membrane and tube of [`rosin_physics::drum::friction_drum`] tuned to a
+//! MIDI note, bowed with the same envelope as a string, every control ramped per sample.
+//!
+//! The paper's controls arrive on its 0..10 scale and mean, in SI units:
+//! - Tuning `t`: the wave speed for middle C, `c60 = 15 + 13.5 t` m/s. Key `K` plays
+//!   `c = c_tune(K) * c60 / c60(6.5)`, where `c_tune(K)` puts the scheme's own (0,1) mode
+//!   (staircase, grid and time step included) on `440 * 2^((K - 69) / 12)` Hz. At the
+//!   default 6.5 every key is in tune; turning Tuning moves every key like tension.
+//!   `c` is clamped to 15..150 m/s (the grid's design range), so at the default keys from
+//!   about MIDI 27 to 66 are in tune and the rest stop at the range's ends.
+//! - Damping `d`: `sigma0 = 0.6 d` 1/s and `sigma1 = 0.00026 d` m^2/s.
+//! - Noise `n`: `s3 = 0.004 n fN`.
+//! - Variation `v` and Rate `r`: vibrato of `0.3 v` m/s on `c` at `r` Hz.
+//! - Gain `g`: `4 (g - 5)` dB on the output. The output is also scaled by `c / c60(6.5)`,
+//!   since the membrane's displacement grows about as `1 / c`.
+//!
+//! Bow force and velocity are the string's parameters, used as the paper's `fN` and `vB`
+//! (no per-string Schelleng mapping: one membrane, the paper's ranges).
+
+use crate::controls::Controls;
+use crate::expression::NoteExpression;
+use crate::dsp::dc_blocker::DcBlocker;
+use crate::dsp::ramp::LinearRamp;
+use crate::envelope::{BowEnvelope, Phase, SilenceDetector};
+use rosin_physics::drum::friction_drum::{fundamental_eigenvalue, wave_speed_for_mode, DrumControls, DrumDesign, DrumQuality, FrictionDrum, MAX_SIGMA0_PER_S, MAX_SIGMA1_M2_PER_S, MAX_TUNING_WAVE_SPEED_MPS, MAX_VIBRATO_DEPTH_MPS, MIN_TUNING_WAVE_SPEED_MPS};
+use rosin_physics::friction::dupont::ElastoPlasticParams;
+use rosin_physics::drum::membrane::{Membrane, MembraneTuning};
+use rosin_physics::string::tuning::midi_key_to_hz;
+use crate::voice::NoteId;
+
+/// The open end's displacement (m) to full scale, for middle C's wave speed: a default
+/// note peaks near -6 dBFS.
+pub const OUTPUT_SCALE_PER_M: f64 = 8000.0;
+/// Drum Gain: 5 is 0 dB, each step of the 0..10 scale 4 dB (-20 to +20 dB).
+pub const GAIN_DB_PER_STEP: f64 = 4.0;
+/// The bow stays this far inside the rim, as a fraction of the radius.
+pub const MAX_BOW_RADIUS: f64 = 0.9;
+/// A displacement beyond this (metres) means the simulation has diverged.
+const DIVERGED_DISPLACEMENT_M: f64 = 0.05;
+
+/// The wave speed for middle C at a Tuning value on the paper's scale.
+pub fn tuning_wave_speed_mps(tuning: f64) -> f64 {
+    MIN_TUNING_WAVE_SPEED_MPS + (MAX_TUNING_WAVE_SPEED_MPS - MIN_TUNING_WAVE_SPEED_MPS) * tuning / 10.0
+}
+
+/// The Tuning value at which every key is in tune.
+pub const IN_TUNE_TUNING: f64 = 6.5;
+
+fn quality_from(control: f64) -> DrumQuality {
+    DrumQuality::ALL[(control.round().max(0.0) as usize).min(DrumQuality::ALL.len() - 1)]
+}
+
+pub struct DrumVoice {
+    drum: FrictionDrum,
+    dc_blocker: DcBlocker,
+    sample_rate_hz: f64,
+    envelope: BowEnvelope,
+    silence: SilenceDetector,
+    pub note: NoteId,
+    /// The note's own expressions (note expressions, poly modulation), cleared at note-on.
+    pub expression: NoteExpression,
+    pub age: u64,
+    velocity: f64,
+    /// Per quality: the grid's intervals and its (0,1) eigenvalue, computed once.
+    grids: [(usize, f64); 3],
+    tube_intervals: usize,
+    /// The in-tune wave speed of the note being played.
+    note_wave_speed_mps: f64,
+    vibrato_phase: f64,
+    bend_st: LinearRamp,
+    force: LinearRamp,
+    bow_velocity: LinearRamp,
+    bow_x: LinearRamp,
+    bow_y: LinearRamp,
+    tuning: LinearRamp,
+    damping: LinearRamp,
+    noise: LinearRamp,
+    variation: LinearRamp,
+    rate: LinearRamp,
+    gain: LinearRamp,
+    last_output: f64,
+    applied: DrumControls,
+    recoveries: u64,
+}
+
+impl DrumVoice {
+    /// Allocates a voice whose grids hold the full quality at `sample_rate_hz`. Nothing
+    /// allocates after this.
+    pub fn new(sample_rate_hz: f64) -> Self {
+        let design = DrumDesign::default();
+        let k = 1.0 / sample_rate_hz;
+        let grids = DrumQuality::ALL.map(|quality| {
+            let n = quality.membrane_intervals(&design.membrane, sample_rate_hz);
+            let membrane = Membrane::with_capacity(n, design.membrane, design.shape, n, k);
+            (n, fundamental_eigenvalue(&membrane))
+        });
+        Self::with_grids(sample_rate_hz, design, grids)
+    }
+
+    /// Another voice for the same sample rate, reusing this one's measured grids.
+    pub fn duplicate(&self) -> Self {
+        Self::with_grids(self.sample_rate_hz, *self.drum.design(), self.grids)
+    }
+
+    fn with_grids(sample_rate_hz: f64, design: DrumDesign, grids: [(usize, f64); 3]) -> Self {
+        let k = 1.0 / sample_rate_hz;
+        let full = grids[0].0;
+        let tube_intervals = design.tube.intervals_at_limit(k);
+        let friction = paper_friction();
+        let ramp = |v: f64| LinearRamp::control(v, sample_rate_hz);
+        let c = Controls::default();
+        Self {
+            drum: FrictionDrum::with_capacity(full, tube_intervals, design, sample_rate_hz, friction, 0),
+            dc_blocker: DcBlocker::new(sample_rate_hz),
+            sample_rate_hz,
+            envelope: BowEnvelope::default(),
+            silence: SilenceDetector::new(sample_rate_hz),
+            note: NoteId { channel: 0, note: 60, voice_id: None },
+            expression: NoteExpression::default(),
+            age: 0,
+            velocity: 1.0,
+            grids,
+            tube_intervals,
+            note_wave_speed_mps: tuning_wave_speed_mps(IN_TUNE_TUNING),
+            vibrato_phase: 0.0,
+            bend_st: LinearRamp::pitch_smoother(sample_rate_hz),
+            force: ramp(c.bow_force_n),
+            bow_velocity: ramp(c.bow_velocity_mps),
+            bow_x: ramp(c.drum_bow_x),
+            bow_y: ramp(c.drum_bow_y),
+            tuning: ramp(c.drum_tuning),
+            damping: ramp(c.drum_damping),
+            noise: ramp(c.drum_noise),
+            variation: ramp(c.drum_variation),
+            rate: ramp(c.drum_rate),
+            gain: ramp(c.drum_gain),
+            last_output: 0.0,
+            applied: DrumControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_x_m: 0.15, bow_y_m: 0.15, tuning: MembraneTuning::default() },
+            recoveries: 0,
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.envelope.phase()
+    }
+
+    pub fn is_free(&self) -> bool {
+        self.phase() == Phase::Free
+    }
+
+    pub fn is_held(&self) -> bool {
+        self.phase() == Phase::Bowing
+    }
+
+    pub fn drum(&self) -> &FrictionDrum {
+        &self.drum
+    }
+
+    pub fn last_output(&self) -> f64 {
+        self.last_output
+    }
+
+    /// The drum's controls applied at the last sample, after ramps, envelope and vibrato.
+    pub fn applied_controls(&self) -> &DrumControls {
+        &self.applied
+    }
+
+    pub fn recoveries(&self) -> u64 {
+        self.recoveries
+    }
+
+    /// The wave speed that puts key `key`'s (0,1) mode in tune on the grid of `quality`.
+    pub fn in_tune_wave_speed_mps(&self, key: f64, quality: DrumQuality) -> f64 {
+        let (n, eigenvalue) = self.grids[quality as usize];
+        let h = self.drum.design().membrane.side_m / n as f64;
+        wave_speed_for_mode(midi_key_to_hz(key), eigenvalue, h, 1.0 / self.sample_rate_hz)
+    }
+
+    /// Starts a note on a drum at rest, on the grid the quality control asks for.
+    pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls) {
+        self.expression = NoteExpression::default();
+        let quality = quality_from(controls.drum_quality);
+        let design = *self.drum.design();
+        self.drum.configure(design, self.grids[quality as usize].0, self.tube_intervals, self.sample_rate_hz, 0x2545_F491_4F6C_DD1D ^ age);
+        self.note_wave_speed_mps = self.in_tune_wave_speed_mps(note.note as f64, quality);
+        self.dc_blocker.reset();
+        self.note = note;
+        self.age = age;
+        self.velocity = velocity.clamp(0.0, 1.0);
+        self.vibrato_phase = 0.0;
+        self.bend_st.snap(0.0);
+        self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
+        self.silence.reset();
+        self.last_output = 0.0;
+        self.snap_controls(controls);
+    }
+
+    fn snap_controls(&mut self, c: &Controls) {
+        self.force.snap(c.bow_force_n);
+        self.bow_velocity.snap(c.bow_velocity_mps);
+        self.bow_x.snap(c.drum_bow_x);
+        self.bow_y.snap(c.drum_bow_y);
+        self.tuning.snap(c.drum_tuning);
+        self.damping.snap(c.drum_damping);
+        self.noise.snap(c.drum_noise);
+        self.variation.snap(c.drum_variation);
+        self.rate.snap(c.drum_rate);
+        self.gain.snap(c.drum_gain);
+    }
+
+    /// Pitch bend and note tuning (semitones), smoothed over [`crate::dsp::ramp::PITCH_SMOOTHING_S`].
+    pub fn set_bend(&mut self, semitones: f64) {
+        self.bend_st.set_bend_target(semitones);
+    }
+
+    /// New control targets; each ramps there over [`crate::dsp::ramp::CONTROL_RAMP_S`].
+    pub fn set_controls(&mut self, c: &Controls) {
+        self.force.set_target(c.bow_force_n);
+        self.bow_velocity.set_target(c.bow_velocity_mps);
+        self.bow_x.set_target(c.drum_bow_x);
+        self.bow_y.set_target(c.drum_bow_y);
+        self.tuning.set_target(c.drum_tuning);
+        self.damping.set_target(c.drum_damping);
+        self.noise.set_target(c.drum_noise);
+        self.variation.set_target(c.drum_variation);
+        self.rate.set_target(c.drum_rate);
+        self.gain.set_target(c.drum_gain);
+        self.envelope.set_release(c.bow_release_ms, self.sample_rate_hz);
+    }
+
+    pub fn release(&mut self) {
+        self.envelope.release();
+    }
+
+    pub fn kill(&mut self) {
+        self.envelope.free();
+        self.drum.reset(0);
+        self.dc_blocker.reset();
+        self.last_output = 0.0;
+    }
+
+    #[doc(hidden)]
+    pub fn corrupt_for_test(&mut self) {
+        let n = self.drum.membrane.intervals();
+        let mut state = vec![0.0; (n + 1) * (n + 1)];
+        state[self.drum.membrane.index(n / 2, n / 2)] = f64::NAN;
+        self.drum.membrane.set_state(&state, &state);
+    }
+
+    /// Where the bow sits (m from the grid's corner) for control fractions of the diameter,
+    /// pulled inside [`MAX_BOW_RADIUS`] of the rim so it always meets moving points.
+    fn bow_point_m(&self, x: f64, y: f64) -> (f64, f64) {
+        let side = self.drum.design().membrane.side_m;
+        let (dx, dy) = (x - 0.5, y - 0.5);
+        let r = (dx * dx + dy * dy).sqrt();
+        let limit = 0.5 * MAX_BOW_RADIUS;
+        let scale = if r > limit { limit / r } else { 1.0 };
+        (side * (0.5 + dx * scale), side * (0.5 + dy * scale))
+    }
+
+    /// Renders one host sample, before the engine's output gain.
+    #[inline]
+    pub fn tick(&mut self) -> f64 {
+        if self.is_free() {
+            return 0.0;
+        }
+        self.envelope.advance();
+        let tuning = self.tuning.next();
+        let damping = self.damping.next();
+        let depth_mps = MAX_VIBRATO_DEPTH_MPS * self.variation.next() / 10.0;
+        let rate_hz = self.rate.next();
+        self.vibrato_phase += rate_hz / self.sample_rate_hz;
+        self.vibrato_phase -= self.vibrato_phase.floor();
+        let vibrato = depth_mps * (2.0 * std::f64::consts::PI * self.vibrato_phase).sin();
+        let detune = tuning_wave_speed_mps(tuning) / tuning_wave_speed_mps(IN_TUNE_TUNING);
+        // A bend moves the wave speed as tension would, inside the grid's design range (like
+        // the Tuning control), so it can never break the stability condition.
+        let bend = (self.bend_st.next() / 12.0).exp2();
+        let wave_speed = (self.note_wave_speed_mps * detune * bend).clamp(MIN_TUNING_WAVE_SPEED_MPS, MAX_TUNING_WAVE_SPEED_MPS) + vibrato;
+        self.drum.bow.friction.noise_per_normal_force = 0.004 * self.noise.next();
+        let (x, y) = (self.bow_x.next(), self.bow_y.next());
+        let (bow_x_m, bow_y_m) = self.bow_point_m(x, y);
+        let controls = DrumControls {
+            normal_force_n: self.force.next() * self.envelope.pressure() * (0.6 + 0.4 * self.velocity),
+            bow_velocity_mps: self.bow_velocity.next() * self.envelope.speed(),
+            bow_x_m,
+            bow_y_m,
+            tuning: MembraneTuning {
+                wave_speed_mps: wave_speed,
+                sigma0_per_s: MAX_SIGMA0_PER_S * damping / 10.0,
+                sigma1_m2_per_s: MAX_SIGMA1_M2_PER_S * damping / 10.0,
+            },
+        };
+        let displacement = self.drum.tick(&controls);
+        self.applied = controls;
+        let gain = 10f64.powf(GAIN_DB_PER_STEP * (self.gain.next() - 5.0) / 20.0);
+        // The bowed membrane's displacement grows about as 1/c (onofrei2021 section 4.2 adds
+        // a gain knob for it); scaling by c keeps low and high notes at similar levels.
+        let level = (wave_speed - vibrato) / tuning_wave_speed_mps(IN_TUNE_TUNING);
+        let output = self.dc_blocker.process(displacement) * OUTPUT_SCALE_PER_M * level * gain;
+        if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.drum.is_sane(DIVERGED_DISPLACEMENT_M)) {
+            self.recoveries += 1;
+            self.kill();
+            return 0.0;
+        }
+        self.last_output = output;
+        if self.silence.observe(output) && self.phase() == Phase::Ringing {
+            self.kill();
+        }
+        output
+    }
+}
+
+/// onofrei2021 Table 1's bow: s0 = 1e5 N/m, s1 = 0.001 sqrt(s0), s2 = 4 kg/s.
+pub fn paper_friction() -> ElastoPlasticParams {
+    let s0 = 1e5;
+    ElastoPlasticParams {
+        bristle_stiffness_n_per_m: s0,
+        bristle_damping_kg_per_s: 0.001 * s0.sqrt(),
+        viscous_damping_kg_per_s: 4.0,
+        noise_per_normal_force: 0.0,
+        coulomb_coefficient: 0.3,
+        static_coefficient: 0.8,
+        stribeck_velocity_mps: 0.1,
+        break_away_ratio: 0.7,
+    }
+}

@@ -1,0 +1,30 @@
+//! Rosin's engine: everything between the physics and a host, free of any plugin framework,
+//! so that the plugin, `rosin-render`, the lab and the tests all play through the same code.
+//!
+//! - [`controls`]: every control's ID, range and default (the parameter IDs are a public
+//!   contract: DAW projects store them).
+//! - [`voice`], [`drum_voice`]: one string voice and one friction-drum voice, each a
+//!   physical model driven by a bow [`envelope`] and per-sample [`dsp`] ramps.
+//! - [`voices`]: the polyphonic [`voices::Engine`] that owns the voices, routes notes and
+//!   expression to them and mixes them through the body.
+//! - [`play_modes`]: the legato modes (Four Strings, Mono Legato), which drive the engine's
+//!   string voices through the small [`play_modes::StringPool`] interface.
+//! - [`expression`]: MIDI, MPE and note expressions, shaped per voice.
+//! - [`presets`], [`state`]: factory presets and saved-state versions with their migrations.
+//! - [`controller`]: touch gestures (from a Sensel Morph or a mouse) and their lock-free bus.
+//! - [`view`]: the lock-free snapshot of what plays, for the editor's views.
+//! - [`render`]: offline rendering of MIDI files, gesture recordings and the demo phrase.
+
+pub mod controller;
+pub mod controls;
+pub mod drum_voice;
+pub mod dsp;
+pub mod envelope;
+pub mod expression;
+pub mod play_modes;
+pub mod presets;
+pub mod render;
+pub mod state;
+pub mod view;
+pub mod voice;
+pub mod voices;

@@ -1,0 +1,308 @@
+//! The legato playing modes: an instrument's four strings, and a mono voice with
+//! portamento. Both keep a stack of held notes (the last one sounds; releasing it returns to
+//! the one before) and change notes without a new attack while one is held.
+//!
+//! **Four strings**: voices `0..4` of the string pool are the open strings of the string set,
+//! always sounding so that they ring in sympathy. A note is fingered on the string a player
+//! would choose (the highest open string at or below it); while a note is held, the next one
+//! slides on the same string if it lies within a hand's reach above that string
+//! ([`REACH_SEMITONES`]), else the bow crosses to the other string mid-stroke. The bowed
+//! string drives the unbowed ones through the bridge (one way, so the coupling cannot feed
+//! back on itself and the strings stay stable).
+//!
+//! The modes drive the string voices of the engine that owns them through [`StringPool`],
+//! and never reach back into the engine itself.
+
+use crate::controls::{Controls, PlayMode};
+use crate::expression::NoteExpression;
+use crate::voice::{NoteId, NotePattern, StringVoice};
+use rosin_physics::string::string_set::string_set;
+
+/// How many notes the legato modes remember.
+pub const NOTE_STACK: usize = 16;
+/// The strings of the four-string mode are voices `0..STRINGS`.
+pub const STRINGS: usize = 4;
+/// The channel that marks a four-string voice that plays no host note.
+pub const OPEN_STRING_CHANNEL: u8 = 24;
+/// A held note moves to a note on the same string by sliding if the new note is no more than
+/// this far above the string (a fifth: first to fourth position).
+pub const REACH_SEMITONES: f64 = 7.0;
+/// The most a bowed string's bridge force reaches the others, at 100 % sympathy: the
+/// fraction of the force applied next to their bridges.
+pub const SYMPATHETIC_COUPLING: f64 = 0.005;
+
+/// The held notes, oldest first.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoteStack {
+    notes: [Option<(NoteId, f64)>; NOTE_STACK],
+    len: usize,
+}
+
+impl NoteStack {
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+
+    /// Adds a note on top; a note already held moves to the top; a full stack drops its oldest.
+    pub fn push(&mut self, note: NoteId, velocity: f64) {
+        self.remove_where(|n| n.channel == note.channel && n.note == note.note);
+        if self.len == NOTE_STACK {
+            self.notes.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.notes[self.len] = Some((note, velocity));
+        self.len += 1;
+    }
+
+    /// Removes the notes that `pattern` matches and calls `removed` for each.
+    pub fn remove_matching(&mut self, pattern: &NotePattern, mut removed: impl FnMut(NoteId)) {
+        self.remove_where(|n| {
+            let hit = pattern.matches(n);
+            if hit {
+                removed(*n);
+            }
+            hit
+        });
+    }
+
+    fn remove_where(&mut self, mut remove: impl FnMut(&NoteId) -> bool) {
+        let mut kept = 0;
+        for i in 0..self.len {
+            if let Some((note, velocity)) = self.notes[i] {
+                if !remove(&note) {
+                    self.notes[kept] = Some((note, velocity));
+                    kept += 1;
+                }
+            }
+        }
+        for slot in &mut self.notes[kept..self.len] {
+            *slot = None;
+        }
+        self.len = kept;
+    }
+
+    pub fn top(&self) -> Option<(NoteId, f64)> {
+        self.len.checked_sub(1).and_then(|i| self.notes[i])
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// What the legato modes remember between events.
+#[derive(Clone, Copy, Debug)]
+pub struct LegatoState {
+    pub stack: NoteStack,
+    /// The voice that sounds the top of the stack while a note is held.
+    pub sounding: Option<usize>,
+    /// The mode, instrument and string set the strings were set up for.
+    pub configured: Option<(PlayMode, u8)>,
+}
+
+impl Default for LegatoState {
+    /// As a new engine starts: poly, which needs no set-up.
+    fn default() -> Self {
+        Self { stack: NoteStack::default(), sounding: None, configured: Some((PlayMode::Poly, 0)) }
+    }
+}
+
+/// What the legato modes need of the engine that owns the string voices.
+pub trait StringPool {
+    /// The string voices; in Four Strings, voices `0..STRINGS` are the open strings.
+    fn strings(&mut self) -> &mut [StringVoice];
+    /// The controls in force (the host's, with the pad's gestures applied).
+    fn controls(&self) -> Controls;
+    /// Starts a voice for `note` from the pool, with a new attack (stealing if need be).
+    fn start_string(&mut self, note: NoteId, velocity: f64, controls: &Controls);
+    /// Frees voice `index` at once, with a declick.
+    fn steal(&mut self, index: usize);
+    /// Tells the host that `note` ended, although its voice may play on.
+    fn report_ended(&mut self, note: NoteId);
+    /// A voice changed its note: its controls must be pushed again before the next sample.
+    fn note_changed(&mut self);
+}
+
+impl LegatoState {
+    /// Re-sets the strings when the mode or the string set changes: every string voice
+    /// stops (with a declick), and the four-string mode puts up its open strings.
+    pub fn configure(&mut self, mode: PlayMode, string_set_control: f64, pool: &mut impl StringPool) {
+        let set = string_set_control.round() as u8;
+        let wanted = Some((mode, if mode == PlayMode::FourStrings { set } else { 0 }));
+        if self.configured == wanted {
+            return;
+        }
+        self.configured = wanted;
+        for i in 0..pool.strings().len() {
+            if !pool.strings()[i].is_free() {
+                pool.steal(i);
+            }
+        }
+        self.stack.clear();
+        self.sounding = None;
+        if mode == PlayMode::FourStrings {
+            put_up_open_strings(string_set_control, pool);
+        }
+    }
+
+    pub fn note_on(&mut self, mode: PlayMode, note: NoteId, velocity: f64, pool: &mut impl StringPool) {
+        self.stack.push(note, velocity);
+        self.sound_top(mode, Some(velocity), pool);
+    }
+
+    /// Sounds the top of the stack: legato from the sounding voice if one is bowing, else
+    /// with a new attack (`fresh_velocity` is the new note's, `None` when returning to a
+    /// note still held).
+    fn sound_top(&mut self, mode: PlayMode, fresh_velocity: Option<f64>, pool: &mut impl StringPool) {
+        let Some((note, stacked_velocity)) = self.stack.top() else { return };
+        let velocity = fresh_velocity.unwrap_or(stacked_velocity);
+        let controls = pool.controls();
+        let glide_s = controls.glide_time_ms * 1e-3;
+        let key = note.note as f64;
+        let bowing = self.sounding.filter(|&i| pool.strings()[i].is_held());
+        match mode {
+            PlayMode::MonoLegato => match bowing {
+                Some(i) => {
+                    let voice = &mut pool.strings()[i];
+                    voice.finger_note(key - voice.open_key(), glide_s);
+                    voice.note = note;
+                    voice.expression = NoteExpression::default();
+                }
+                None => {
+                    pool.start_string(note, velocity, &controls);
+                    self.sounding = pool.strings().iter().position(|v| v.is_held() && v.note == note);
+                }
+            },
+            PlayMode::FourStrings => {
+                let set = string_set(controls.string_set);
+                let reach = |i: usize| {
+                    let above = key - set.strings[i].open_key as f64;
+                    (0.0..=REACH_SEMITONES).contains(&above)
+                };
+                let string = match bowing {
+                    Some(i) if reach(i) => i,
+                    _ => set.string_for(key),
+                };
+                let offset = key - set.strings[string].open_key as f64;
+                let strings = pool.strings();
+                match bowing {
+                    Some(i) if i == string => strings[i].finger_note(offset, glide_s),
+                    Some(i) => {
+                        // Cross: the hand is placed first, then the bow changes string mid-stroke.
+                        strings[i].release();
+                        mark_open(strings, i);
+                        strings[string].finger_note(offset, 0.0);
+                        strings[string].bow(velocity, true, &controls);
+                    }
+                    None => {
+                        strings[string].finger_note(offset, 0.0);
+                        strings[string].bow(velocity, false, &controls);
+                    }
+                }
+                let voice = &mut strings[string];
+                voice.note = note;
+                voice.expression = NoteExpression::default();
+                self.sounding = Some(string);
+            }
+            PlayMode::Poly => {}
+        }
+        pool.note_changed();
+    }
+
+    /// Note-off in a legato mode: a note below the top leaves quietly; the top one returns
+    /// to the note before it, or lifts the bow when none is held.
+    pub fn note_off(&mut self, mode: PlayMode, pattern: &NotePattern, pool: &mut impl StringPool) {
+        let sounding_note = self.sounding.map(|i| pool.strings()[i].note);
+        let mut removed_top = false;
+        let mut ended: [Option<NoteId>; NOTE_STACK] = [None; NOTE_STACK];
+        let mut count = 0;
+        self.stack.remove_matching(pattern, |note| {
+            if Some(note) == sounding_note {
+                removed_top = true;
+            }
+            ended[count] = Some(note);
+            count += 1;
+        });
+        for note in ended.iter().flatten() {
+            if Some(*note) != sounding_note || !self.stack.is_empty() {
+                pool.report_ended(*note);
+            }
+        }
+        if !removed_top {
+            return;
+        }
+        if self.stack.is_empty() {
+            if let Some(i) = self.sounding.take() {
+                pool.strings()[i].release();
+                if mode == PlayMode::FourStrings {
+                    let note = pool.strings()[i].note;
+                    pool.report_ended(note);
+                    mark_open(pool.strings(), i);
+                }
+            }
+        } else {
+            self.sound_top(mode, None, pool);
+        }
+    }
+}
+
+fn put_up_open_strings(string_set_control: f64, pool: &mut impl StringPool) {
+    let set = string_set(string_set_control);
+    let controls = pool.controls();
+    for (i, spec) in set.strings.iter().enumerate() {
+        let design = set.note_design(spec.open_key as f64, controls.string_stiffness, controls.damping_scale);
+        let marker = NoteId { channel: OPEN_STRING_CHANNEL + i as u8, note: spec.open_key, voice_id: None };
+        // The strings are never the oldest voice, so a pad note never steals them.
+        pool.strings()[i].start_open_string(marker, spec.open_key as f64, design, u64::MAX, &controls);
+    }
+}
+
+/// A string that no longer plays a host note gets its marker back (so host events never
+/// reach it).
+fn mark_open(strings: &mut [StringVoice], string: usize) {
+    let voice = &mut strings[string];
+    voice.note = NoteId { channel: OPEN_STRING_CHANNEL + string as u8, note: voice.open_key() as u8, voice_id: None };
+    voice.expression = NoteExpression::default();
+}
+
+/// Every string that is bowing drives the others near their bridges, one sample late.
+pub fn couple_strings(strings: &mut [StringVoice], controls: &Controls) {
+    let gain = SYMPATHETIC_COUPLING * controls.sympathetic_percent / 100.0;
+    let strings = &mut strings[..STRINGS];
+    let total: f64 = strings.iter().filter(|v| v.is_held()).map(|v| v.bridge_force_n()).sum();
+    for voice in strings.iter_mut() {
+        voice.drive(gain * total);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(note: u8) -> NoteId {
+        NoteId { channel: 0, note, voice_id: None }
+    }
+
+    #[test]
+    fn stack_keeps_order_and_removes_matches() {
+        let mut stack = NoteStack::default();
+        stack.push(id(60), 0.5);
+        stack.push(id(62), 0.6);
+        stack.push(id(60), 0.7);
+        assert_eq!(stack.len(), 2);
+        assert_eq!(stack.top(), Some((id(60), 0.7)));
+        let mut removed = Vec::new();
+        stack.remove_matching(&NotePattern::exact(id(60)), |n| removed.push(n.note));
+        assert_eq!(removed, vec![60]);
+        assert_eq!(stack.top(), Some((id(62), 0.6)));
+        for n in 0..40 {
+            stack.push(id(n), 1.0);
+        }
+        assert_eq!(stack.len(), NOTE_STACK);
+        assert_eq!(stack.top(), Some((id(39), 1.0)));
+    }
+}

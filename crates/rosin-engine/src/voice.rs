@@ -1,0 +1,622 @@
+//! One string voice: a bowed string tuned to a MIDI note, with the bow's envelope (press,
+//! accelerate, lift), per-sample control ramps, oversampling for high notes, silence
+//! detection and recovery from a diverged state.
+//!
+//! **Pitch while a note sounds** (bend, note tuning, vibrato, glides, a fingered note) is
+//! played the way a string player plays it, never by re-building the grid:
+//! - above the open string, the stopping finger shortens the vibrating length
+//!   (`f = f_open / (1 - x_f / L)`). The wave speed, and with it the scheme's stability
+//!   condition `h >= c k`, is untouched, so any upward bend is stable;
+//! - below it, the wave speed is lowered (a slackened string). A lower `c` only loosens the
+//!   stability condition.
+//!
+//! Sizing the grid for the highest reachable pitch instead would cost the whole bend range in
+//! grid resolution: with MPE's +-48 semitones, a sixteenth of the nodes, or sixteen times
+//! oversampling for every note. The finger costs nothing until it is used; its limit is
+//! resolution: it stops no closer than [`MIN_STOPPED_INTERVALS`] to the bridge, which on the
+//! coarsest grids (32 intervals) is 1.4 octaves above the open string, and more on finer
+//! ones. The intonation loop then keeps the bowed pitch on the note.
+
+use crate::controller::gesture::PAD_CHANNEL;
+use crate::controls::Controls;
+use crate::expression::NoteExpression;
+pub use crate::envelope::Phase;
+use crate::envelope::{BowEnvelope, SilenceDetector};
+use crate::dsp::dc_blocker::DcBlocker;
+use crate::dsp::decimator::{Decimator, MAX_FACTOR};
+pub use crate::dsp::ramp::{CONTROL_RAMP_S, PITCH_SMOOTHING_S};
+use crate::dsp::ramp::LinearRamp;
+use rosin_physics::bow::bowed_string::{BowedString, BowingControls};
+use rosin_physics::bow::contact::FrictionModel;
+use rosin_physics::friction::dupont::ElastoPlasticParams;
+use rosin_physics::string::intonation::Intonation;
+use rosin_physics::string::string_set::string_set;
+use rosin_physics::string::note_string::{NoteStringDesign, REFERENCE_WAVE_SPEED_MPS};
+use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_physics::waveguide::reflection::StringLosses;
+use rosin_physics::waveguide::WaveguideString;
+
+/// The most grid intervals a voice's string can have (the lowest note at 192 kHz needs
+/// about 560).
+pub const MAX_INTERVALS: usize = 1024;
+/// Grids coarser than this are run oversampled: a bowed string needs enough nodes for
+/// Helmholtz motion to stay in tune.
+pub const MIN_BOWED_INTERVALS: usize = 32;
+/// From the bridge force over the string impedance (m/s), with its steady part removed, to
+/// full scale: a forte note with default controls peaks near -6 dBFS.
+pub const OUTPUT_SCALE: f64 = 0.7;
+/// A string displacement beyond this (metres) means the simulation has diverged.
+const DIVERGED_DISPLACEMENT_M: f64 = 0.05;
+/// The finger stops the string no closer to the bridge than this many grid intervals, so the
+/// bow keeps room and Helmholtz motion stays resolved.
+pub const MIN_STOPPED_INTERVALS: f64 = 12.0;
+/// The lowest a note may be bent below its open string: four octaves (MPE's full range).
+const MIN_WAVE_SPEED_RATIO: f64 = 1.0 / 16.0;
+/// A string crossing brings the bow's pressure in over this long (no new attack).
+const CROSSING_MS: f64 = 15.0;
+
+/// The waveguide engine's lowest loop frequency (MIDI 0); lower bends stop there.
+const WAVEGUIDE_LOWEST_HZ: f64 = 8.0;
+
+/// The string model a voice plays (the `string_engine` control), chosen when a note starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StringEngine {
+    /// willemsen2019's finite-difference stiff string.
+    #[default]
+    FiniteDifference,
+    /// serafin1999's digital waveguide: fractional delay lines and lowpass reflections.
+    Waveguide,
+}
+
+impl StringEngine {
+    pub fn from_control(value: f64) -> Self {
+        if value >= 0.5 { StringEngine::Waveguide } else { StringEngine::FiniteDifference }
+    }
+}
+
+/// Which note a voice plays, for matching note-offs and reporting terminations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoteId {
+    pub channel: u8,
+    pub note: u8,
+    pub voice_id: Option<i32>,
+}
+
+/// Which voices a note-off or choke applies to; `None` matches anything (CLAP wildcards).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NotePattern {
+    pub channel: Option<u8>,
+    pub note: Option<u8>,
+    pub voice_id: Option<i32>,
+}
+
+impl NotePattern {
+    /// The pattern that matches exactly this note.
+    pub fn exact(note: NoteId) -> Self {
+        Self { channel: Some(note.channel), note: Some(note.note), voice_id: note.voice_id }
+    }
+
+    pub fn matches(&self, voice: &NoteId) -> bool {
+        // Notes never reach the pad's own voices.
+        if voice.channel >= PAD_CHANNEL {
+            return false;
+        }
+        // A host that names voices matches on the ID alone.
+        if let (Some(a), Some(b)) = (self.voice_id, voice.voice_id) {
+            return a == b;
+        }
+        self.channel.is_none_or(|c| c == voice.channel) && self.note.is_none_or(|n| n == voice.note)
+    }
+}
+
+pub struct StringVoice {
+    bowed: BowedString,
+    /// The waveguide string, bowed through `bowed.bow` when it is the engine.
+    waveguide: WaveguideString,
+    engine: StringEngine,
+    /// The damping scale the waveguide's reflections were last designed for.
+    waveguide_damping: f64,
+    decimator: Decimator,
+    dc_blocker: DcBlocker,
+    sample_rate_hz: f64,
+    envelope: BowEnvelope,
+    pub note: NoteId,
+    /// The note's own expressions (note expressions, poly modulation), cleared at note-on.
+    pub expression: NoteExpression,
+    /// Note-on order; the smallest is the oldest.
+    pub age: u64,
+    velocity: f64,
+    force: LinearRamp,
+    bow_velocity: LinearRamp,
+    position: LinearRamp,
+    noise: LinearRamp,
+    damping: LinearRamp,
+    finger: LinearRamp,
+    stiffness: LinearRamp,
+    static_friction: LinearRamp,
+    dynamic_friction: LinearRamp,
+    stribeck: LinearRamp,
+    intonation_strength: LinearRamp,
+    intonation: Intonation,
+    /// The wave speed the tuning solve gave; intonation scales it.
+    tuned_wave_speed_mps: f64,
+    /// `2 f0 L`, which the grid's losses are designed from.
+    nominal_wave_speed_mps: f64,
+    /// The open string's period at the rate the string runs at.
+    open_period_samples: f64,
+    /// `s0` scale for this string: the bristles are as stiff relative to the string's tension
+    /// as on the reference string.
+    stiffness_scale: f64,
+    silence: SilenceDetector,
+    last_output: f64,
+    applied: BowingControls,
+    recoveries: u64,
+    /// The open string's key; pitch offsets are measured from it (semitones).
+    open_key: f64,
+    /// The fingered note above the open string (semitones), gliding on legato.
+    fingered_st: LinearRamp,
+    /// Bend and note tuning (semitones), smoothed.
+    bend_st: LinearRamp,
+    vibrato_depth_st: LinearRamp,
+    vibrato_phase_rad: f64,
+    vibrato_step_rad: f64,
+    /// The finger control's fraction of the length, folded into the pitch.
+    pitch_ratio: f64,
+    /// The pitch offset of the last sample, vibrato included (semitones from the open key,
+    /// before the finger control).
+    last_offset_st: f64,
+    /// The string's wave impedance `Z = rho A c`: the bridge force over it is a velocity.
+    impedance_kg_per_s: f64,
+    design: NoteStringDesign,
+    /// Kept sounding (never freed on silence): a string of the four-string instrument.
+    keep_alive: bool,
+    /// How many times the bow was put down from rest (a legato change does not count).
+    attacks: u64,
+    drive_n: f64,
+}
+
+impl StringVoice {
+    /// Allocates a voice for `sample_rate_hz`. Nothing allocates after this.
+    pub fn new(sample_rate_hz: f64) -> Self {
+        let (grid, material) = NoteStringDesign::default().build(440.0, sample_rate_hz, MAX_INTERVALS);
+        let ramp = |v: f64| LinearRamp::control(v, sample_rate_hz);
+        let c = Controls::default();
+        Self {
+            bowed: BowedString::with_capacity(MAX_INTERVALS, grid, material, ElastoPlasticParams::default(), 0),
+            waveguide: WaveguideString::new(WAVEGUIDE_LOWEST_HZ, sample_rate_hz),
+            engine: StringEngine::FiniteDifference,
+            waveguide_damping: f64::NAN,
+            decimator: Decimator::new(1),
+            dc_blocker: DcBlocker::new(sample_rate_hz),
+            sample_rate_hz,
+            envelope: BowEnvelope::default(),
+            note: NoteId { channel: 0, note: 69, voice_id: None },
+            expression: NoteExpression::default(),
+            age: 0,
+            velocity: 1.0,
+            force: ramp(c.bow_force_n),
+            bow_velocity: ramp(c.bow_velocity_mps),
+            position: ramp(c.bow_position),
+            noise: ramp(c.noise),
+            damping: ramp(c.damping_scale),
+            finger: ramp(c.finger_position),
+            stiffness: ramp(c.bristle_stiffness_n_per_m),
+            static_friction: ramp(c.static_friction),
+            dynamic_friction: ramp(c.dynamic_friction),
+            stribeck: ramp(c.stribeck_velocity_mps),
+            intonation_strength: ramp(c.intonation_percent / 100.0),
+            intonation: Intonation::new(100.0),
+            tuned_wave_speed_mps: grid.wave_speed_mps,
+            nominal_wave_speed_mps: grid.wave_speed_mps,
+            open_period_samples: sample_rate_hz / 440.0,
+            stiffness_scale: 1.0,
+            silence: SilenceDetector::new(sample_rate_hz),
+            last_output: 0.0,
+            applied: BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: c.bow_position, finger_position_m: None },
+            recoveries: 0,
+            open_key: 69.0,
+            fingered_st: LinearRamp::new(0.0, 1),
+            bend_st: LinearRamp::pitch_smoother(sample_rate_hz),
+            vibrato_depth_st: ramp(0.0),
+            vibrato_phase_rad: 0.0,
+            vibrato_step_rad: 0.0,
+            pitch_ratio: 1.0,
+            last_offset_st: 0.0,
+            impedance_kg_per_s: NoteStringDesign::default().impedance_kg_per_s,
+            design: NoteStringDesign::default(),
+            keep_alive: false,
+            attacks: 0,
+            drive_n: 0.0,
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.envelope.phase()
+    }
+
+    pub fn is_free(&self) -> bool {
+        self.phase() == Phase::Free
+    }
+
+    /// Whether the bow is down for a held note (not yet released).
+    pub fn is_held(&self) -> bool {
+        self.phase() == Phase::Bowing
+    }
+
+    pub fn bowed_string(&self) -> &BowedString {
+        &self.bowed
+    }
+
+    pub fn oversampling(&self) -> usize {
+        self.decimator.factor()
+    }
+
+    pub fn last_output(&self) -> f64 {
+        self.last_output
+    }
+
+    /// The pitch tracker (its slip count shows whether the string is in Helmholtz motion).
+    pub fn intonation(&self) -> &Intonation {
+        &self.intonation
+    }
+
+    /// The bowing controls applied at the last sample, after ramps and envelopes. The finger
+    /// is where the string sounds stopped (see [`rosin_physics::string::stiff_string::StiffString::finger_for_stop_m`]).
+    pub fn applied_controls(&self) -> &BowingControls {
+        &self.applied
+    }
+
+    /// The damping scale applied at the last sample.
+    pub fn applied_damping_scale(&self) -> f64 {
+        self.damping.value()
+    }
+
+    /// How often this voice had to be recovered from a diverged state.
+    pub fn recoveries(&self) -> u64 {
+        self.recoveries
+    }
+
+    /// Starts a note: tunes a fresh string to it (from the string set the controls name)
+    /// and puts the bow down.
+    pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls) {
+        self.expression = NoteExpression::default();
+        let key = note.note as f64;
+        let design = string_set(controls.string_set).note_design(key, controls.string_stiffness, controls.damping_scale);
+        self.age = age;
+        self.engine = StringEngine::from_control(controls.string_engine);
+        self.tune(key, design);
+        self.choose_friction(controls);
+        self.note = note;
+        self.velocity = velocity.clamp(0.0, 1.0);
+        self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
+        self.attacks += 1;
+        self.snap_controls(controls);
+    }
+
+    /// Tunes a fresh string at rest to `open_key` with `design`, with no bow on it, kept
+    /// sounding so that it can ring in sympathy: an open string of the four-string
+    /// instrument.
+    pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls) {
+        self.age = age;
+        self.engine = StringEngine::from_control(controls.string_engine);
+        self.tune(open_key, design);
+        self.choose_friction(controls);
+        self.note = note;
+        self.velocity = 1.0;
+        self.envelope.start(1.0, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
+        self.envelope.release_now();
+        self.keep_alive = true;
+        self.snap_controls(controls);
+    }
+
+    /// Puts the bow down on a string that is already sounding (four-string mode): from rest
+    /// with a full attack, or mid-stroke (`legato`) with only the pressure coming in.
+    pub fn bow(&mut self, velocity: f64, legato: bool, controls: &Controls) {
+        self.velocity = velocity.clamp(0.0, 1.0);
+        if legato {
+            self.envelope.start_crossing(CROSSING_MS, controls.bow_release_ms, self.sample_rate_hz);
+        } else {
+            // The bow comes down from the air: the moment a new friction model can take over
+            // without a click.
+            if self.envelope.pressure() == 0.0 {
+                self.choose_friction(controls);
+            }
+            self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
+            self.attacks += 1;
+        }
+    }
+
+    /// Puts the bow's contact under the friction model the controls name. Only called with
+    /// the bow off the string: the contact starts from rest.
+    fn choose_friction(&mut self, controls: &Controls) {
+        let model = FrictionModel::from_index(controls.friction_model.round().max(0.0) as usize);
+        if model != self.bowed.bow.model() {
+            self.bowed.bow.set_model(model);
+        }
+    }
+
+    /// The string model this voice plays.
+    pub fn string_engine(&self) -> StringEngine {
+        self.engine
+    }
+
+    /// The friction model the bow follows.
+    pub fn friction_model(&self) -> FrictionModel {
+        self.bowed.bow.model()
+    }
+
+    fn tune(&mut self, key: f64, design: NoteStringDesign) {
+        let frequency_hz = midi_key_to_hz(key);
+        let mut factor = 1;
+        let (mut grid, mut material) = design.build(frequency_hz, self.sample_rate_hz, MAX_INTERVALS);
+        // The waveguide is tuned by its delays at any rate: it never needs oversampling.
+        while self.engine == StringEngine::FiniteDifference && grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR {
+            factor *= 2;
+            (grid, material) = design.build(frequency_hz, self.sample_rate_hz * factor as f64, MAX_INTERVALS);
+        }
+        let nominal_c = design.nominal_wave_speed_mps(frequency_hz);
+        // The bristles are as stiff relative to the string's tension as on the reference
+        // string, never softer than the control says.
+        let tension_ratio = design.impedance_kg_per_s * nominal_c / (NoteStringDesign::default().impedance_kg_per_s * REFERENCE_WAVE_SPEED_MPS);
+        self.stiffness_scale = tension_ratio.max(1.0);
+        // The noise sequence depends only on the note's order, so a reset replays exactly.
+        self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ self.age);
+        self.tuned_wave_speed_mps = grid.wave_speed_mps;
+        self.waveguide.reset();
+        self.waveguide.set_impedance_kg_per_s(design.impedance_kg_per_s);
+        self.waveguide.set_frequency_hz(frequency_hz);
+        self.waveguide_damping = f64::NAN;
+        self.nominal_wave_speed_mps = nominal_c;
+        self.impedance_kg_per_s = design.impedance_kg_per_s;
+        self.design = design;
+        self.open_key = key;
+        self.open_period_samples = self.sample_rate_hz * factor as f64 / frequency_hz;
+        self.intonation = Intonation::new(self.open_period_samples);
+        if self.decimator.factor() != factor {
+            self.decimator = Decimator::new(factor);
+        } else {
+            self.decimator.reset();
+        }
+        self.dc_blocker.reset();
+        self.fingered_st.snap(0.0);
+        self.bend_st.snap(0.0);
+        self.vibrato_depth_st.snap(0.0);
+        self.vibrato_phase_rad = 0.0;
+        self.keep_alive = false;
+        self.drive_n = 0.0;
+        self.silence.reset();
+        self.last_output = 0.0;
+    }
+
+    /// The open string's key.
+    pub fn open_key(&self) -> f64 {
+        self.open_key
+    }
+
+    /// Fingers `semitones` above the open string, sliding there over `glide_s` (0: at once).
+    pub fn finger_note(&mut self, semitones: f64, glide_s: f64) {
+        let samples = (glide_s * self.sample_rate_hz).round() as u32;
+        if samples == 0 {
+            self.fingered_st.snap(semitones);
+        } else {
+            self.fingered_st.glide_to(semitones, samples);
+        }
+    }
+
+    /// The fingered offset's target (semitones above the open string).
+    pub fn fingered_semitones(&self) -> f64 {
+        self.fingered_st.target()
+    }
+
+    /// Bend plus note tuning (semitones), smoothed over [`PITCH_SMOOTHING_S`].
+    pub fn set_bend(&mut self, semitones: f64) {
+        self.bend_st.set_bend_target(semitones);
+    }
+
+    /// Vibrato of `depth_cents` (peak) at `rate_hz`.
+    pub fn set_vibrato(&mut self, depth_cents: f64, rate_hz: f64) {
+        self.vibrato_depth_st.set_target((depth_cents / 100.0).clamp(0.0, 2.0));
+        self.vibrato_step_rad = std::f64::consts::TAU * rate_hz.clamp(0.0, 20.0) / self.sample_rate_hz;
+    }
+
+    /// A force reaching this string through the bridge for the next sample (N).
+    pub fn drive(&mut self, force_n: f64) {
+        self.drive_n = if force_n.is_finite() { force_n } else { 0.0 };
+    }
+
+    /// The string's last force on the bridge (N), before any output scaling.
+    pub fn bridge_force_n(&self) -> f64 {
+        self.decimator.output()
+    }
+
+    /// How many times the bow was put down from rest on this voice.
+    pub fn attacks(&self) -> u64 {
+        self.attacks
+    }
+
+    /// The pitch the voice aims at now, as a MIDI key (open key, finger, bend, no vibrato).
+    pub fn target_key(&self) -> f64 {
+        self.open_key + self.fingered_st.value() + self.bend_st.value() + 12.0 * self.pitch_ratio.log2()
+    }
+
+    /// The key sounding at the last sample, vibrato included.
+    pub fn sounding_key(&self) -> f64 {
+        self.open_key + self.last_offset_st + 12.0 * self.pitch_ratio.log2()
+    }
+
+    /// The string's wave impedance (kg/s).
+    pub fn impedance_kg_per_s(&self) -> f64 {
+        self.impedance_kg_per_s
+    }
+
+    fn snap_controls(&mut self, c: &Controls) {
+        self.force.snap(c.bow_force_n);
+        self.bow_velocity.snap(c.bow_velocity_mps);
+        self.position.snap(c.bow_position);
+        self.noise.snap(c.noise);
+        self.damping.snap(c.damping_scale);
+        self.finger.snap(c.finger_position);
+        self.stiffness.snap(c.bristle_stiffness_n_per_m);
+        self.static_friction.snap(c.static_friction);
+        self.dynamic_friction.snap(c.dynamic_friction);
+        self.stribeck.snap(c.stribeck_velocity_mps);
+        self.intonation_strength.snap(c.intonation_percent / 100.0);
+        self.silence.reset();
+        self.last_output = 0.0;
+    }
+
+    /// New control targets; each ramps there over [`CONTROL_RAMP_S`].
+    pub fn set_controls(&mut self, c: &Controls) {
+        self.force.set_target(c.bow_force_n);
+        self.bow_velocity.set_target(c.bow_velocity_mps);
+        self.position.set_target(c.bow_position);
+        self.noise.set_target(c.noise);
+        self.damping.set_target(c.damping_scale);
+        self.finger.set_target(c.finger_position);
+        self.stiffness.set_target(c.bristle_stiffness_n_per_m);
+        self.static_friction.set_target(c.static_friction);
+        self.dynamic_friction.set_target(c.dynamic_friction);
+        self.stribeck.set_target(c.stribeck_velocity_mps);
+        self.intonation_strength.set_target(c.intonation_percent / 100.0);
+        self.envelope.set_release(c.bow_release_ms, self.sample_rate_hz);
+    }
+
+    /// Note-off: the bow slows down and lifts off.
+    pub fn release(&mut self) {
+        self.envelope.release();
+    }
+
+    #[doc(hidden)]
+    pub fn corrupt_for_test(&mut self) {
+        let n = self.bowed.string.intervals();
+        let mut shape = vec![0.0; n + 1];
+        shape[n / 2] = f64::NAN;
+        self.bowed.string.set_state(&shape, &shape);
+    }
+
+    /// Silences and frees the voice at once.
+    pub fn kill(&mut self) {
+        self.keep_alive = false;
+        self.envelope.free();
+        self.bowed.string.reset();
+        self.waveguide.reset();
+        self.decimator.reset();
+        self.dc_blocker.reset();
+        self.last_output = 0.0;
+    }
+
+    /// Renders one host sample, before the output gain.
+    #[inline]
+    pub fn tick(&mut self) -> f64 {
+        if self.is_free() {
+            return 0.0;
+        }
+        self.envelope.advance();
+        let damping = self.damping.next();
+        let grid = *self.bowed.string.grid();
+        // Losses follow the note's nominal wave speed, exactly as the grid was designed for,
+        // never the intonation-corrected one, so the stability margin for the largest
+        // damping holds.
+        let (sigma0, sigma1) = self.design.losses_at(self.nominal_wave_speed_mps, damping);
+        if self.engine == StringEngine::FiniteDifference {
+            self.bowed.string.set_losses(sigma0, sigma1);
+        } else if damping != self.waveguide_damping {
+            // The same loss per frequency as the finite-difference string of this note.
+            self.waveguide.set_losses(StringLosses { sigma0_per_s: sigma0, sigma1_m2_per_s: sigma1, loss_wave_speed_mps: self.nominal_wave_speed_mps, damping_scale: 1.0 });
+            self.waveguide_damping = damping;
+        }
+
+        let friction = &mut self.bowed.bow.friction;
+        let s0 = self.stiffness.next() * self.stiffness_scale;
+        friction.bristle_stiffness_n_per_m = s0;
+        friction.bristle_damping_kg_per_s = 0.001 * s0.sqrt();
+        friction.static_coefficient = self.static_friction.next();
+        friction.coulomb_coefficient = self.dynamic_friction.next().min(friction.static_coefficient);
+        friction.stribeck_velocity_mps = self.stribeck.next();
+        friction.noise_per_normal_force = self.noise.next();
+
+        let force = self.force.next() * self.envelope.pressure() * (0.6 + 0.4 * self.velocity);
+        let (finger_fraction, speed_ratio) = self.next_pitch(grid.intervals as f64);
+        let controls = BowingControls {
+            normal_force_n: force,
+            bow_velocity_mps: self.bow_velocity.next() * self.envelope.speed(),
+            bow_position: self.position.next(),
+            finger_position_m: (finger_fraction > 0.0).then_some(finger_fraction * grid.length_m),
+        };
+        // The string gets eq. 23's finger placed so that it sounds stopped where asked.
+        let on_string = BowingControls { finger_position_m: controls.finger_position_m.map(|x| self.bowed.string.finger_for_stop_m(x)), ..controls };
+        let strength = self.intonation_strength.next();
+        // A stopped string's period is shorter in proportion to its vibrating length; a
+        // slackened one longer in proportion to its wave speed.
+        self.intonation.set_target_period(self.open_period_samples * (1.0 - finger_fraction) / speed_ratio);
+        let drive = if self.envelope.phase() == Phase::Bowing { 0.0 } else { self.drive_n };
+        self.drive_n = 0.0;
+        if self.engine == StringEngine::FiniteDifference {
+            for _ in 0..self.decimator.factor() {
+                let bridge_force = self.bowed.tick_driven(&on_string, drive);
+                self.decimator.push(bridge_force);
+                self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
+            }
+            self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * self.intonation.correction());
+        } else {
+            // The waveguide's pitch is its loop length: the stopped and slackened string's
+            // frequency, with the ear's correction.
+            let open_hz = self.sample_rate_hz / self.open_period_samples;
+            self.waveguide.set_frequency_hz(open_hz * speed_ratio / (1.0 - finger_fraction) * self.intonation.correction());
+            let bow = &mut self.bowed.bow;
+            let bridge_force = self.waveguide.tick_with(&controls, drive, |input| bow.solve(input));
+            self.decimator.push(bridge_force);
+            self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
+        }
+        self.applied = controls;
+        let output = self.dc_blocker.process(self.decimator.output()) / self.impedance_kg_per_s * OUTPUT_SCALE;
+        if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.is_sane()) {
+            // A diverged voice is silenced and freed; the host never sees the NaN.
+            self.recoveries += 1;
+            self.kill();
+            return 0.0;
+        }
+        self.last_output = output;
+        self.track_silence(output);
+        output
+    }
+
+    /// Advances the pitch controls one sample and splits the pitch into a stopping finger
+    /// (up) and a wave-speed ratio (down): `(finger fraction of the length, c ratio)`.
+    #[inline]
+    fn next_pitch(&mut self, intervals: f64) -> (f64, f64) {
+        let finger_control = self.finger.next();
+        let depth = self.vibrato_depth_st.next();
+        let mut semitones = self.fingered_st.next() + self.bend_st.next();
+        if depth > 0.0 {
+            self.vibrato_phase_rad += self.vibrato_step_rad;
+            if self.vibrato_phase_rad > std::f64::consts::TAU {
+                self.vibrato_phase_rad -= std::f64::consts::TAU;
+            }
+            semitones += depth * self.vibrato_phase_rad.sin();
+        }
+        self.last_offset_st = semitones;
+        // The finger control stops the string on its own; the pitch offsets act on top.
+        let ratio = (semitones / 12.0).exp2() / (1.0 - finger_control);
+        self.pitch_ratio = 1.0 / (1.0 - finger_control);
+        if ratio >= 1.0 {
+            let max_fraction = 1.0 - MIN_STOPPED_INTERVALS / intervals;
+            ((1.0 - 1.0 / ratio).min(max_fraction).max(0.0), 1.0)
+        } else {
+            (0.0, ratio.max(MIN_WAVE_SPEED_RATIO))
+        }
+    }
+
+    fn is_sane(&self) -> bool {
+        match self.engine {
+            StringEngine::FiniteDifference => self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M),
+            StringEngine::Waveguide => self.waveguide.is_sane(),
+        }
+    }
+
+    fn track_silence(&mut self, output: f64) {
+        if self.silence.observe(output) && self.phase() == Phase::Ringing && !self.keep_alive {
+            self.kill();
+        }
+    }
+}

@@ -1,0 +1,696 @@
+//! The polyphonic engine: fixed pools of string and friction-drum voices, note events at sample offsets,
+//! voice stealing (oldest first, with a declick), and the output gain. It is the one
+//! processor behind the plugin, the offline renderer and the tests.
+
+use crate::controller::gesture::{GestureFrame, LaneGesture, PadLayout, LANES, LANE_OPEN_KEYS, PAD_ATTACK_MS, PAD_CHANNEL, PAD_DRUM_KEY, PAD_RELEASE_MS};
+use crate::controls::Controls;
+use crate::drum_voice::DrumVoice;
+use crate::dsp::ramp::LinearRamp;
+use rosin_physics::friction::newton::IterationStats;
+use crate::controls::PlayMode;
+use crate::expression::{shape, ChannelAction, ExpressionKind, MidiExpression, NoteExpression, ShapedVoice, MIDI_CHANNELS};
+use rosin_physics::body::{BodyResonator, BODIES};
+use crate::play_modes::{self, LegatoState, STRINGS};
+pub use crate::voice::NotePattern;
+use crate::play_modes::StringPool;
+use crate::voice::{NoteId, StringVoice};
+
+/// How many string voices sound at once.
+pub const MAX_VOICES: usize = 16;
+/// How many drum voices sound at once (each costs about a quarter of a core at full
+/// resolution and 48 kHz).
+pub const MAX_DRUM_VOICES: usize = 8;
+/// A stolen voice's last output fades to zero over this long, so stealing never clicks.
+const DECLICK_S: f64 = 0.003;
+
+
+/// A note event for the engine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NoteEvent {
+    NoteOn { note: NoteId, velocity: f64 },
+    NoteOff { pattern: NotePattern },
+    /// Silences matching notes at once (CLAP choke).
+    Choke { pattern: NotePattern },
+    /// Releases every held note (MIDI all-notes-off).
+    AllNotesOff,
+    /// A per-note expression: a CLAP or VST3 note expression, or MIDI poly aftertouch.
+    Expression { pattern: NotePattern, kind: ExpressionKind, value: f64 },
+    /// CLAP polyphonic modulation of [`crate::expression::POLY_MODULATED`]`[index]` on the voice with this ID,
+    /// normalised as the host sends it.
+    PolyModulation { voice_id: i32, index: usize, normalized_offset: f64 },
+    /// MIDI pitch bend in [0, 1], centred at 0.5.
+    PitchBend { channel: u8, value: f64 },
+    /// MIDI channel pressure in [0, 1].
+    ChannelPressure { channel: u8, value: f64 },
+    /// A MIDI control change, its value in [0, 1].
+    ControlChange { channel: u8, cc: u8, value: f64 },
+}
+
+/// How many held-back note-offs the sustain pedal remembers; past that, notes release.
+const SUSTAINED_NOTES: usize = 64;
+
+pub struct Engine {
+    pub(crate) voices: Vec<StringVoice>,
+    drums: Vec<DrumVoice>,
+    sample_rate_hz: f64,
+    /// The host's controls, before gestures override them.
+    pub(crate) controls: Controls,
+    /// MIDI channel state and MPE zones.
+    midi: MidiExpression,
+    legato: LegatoState,
+    /// Note-offs the sustain pedal holds back.
+    sustained: [Option<NotePattern>; SUSTAINED_NOTES],
+    body: BodyResonator,
+    body_index: usize,
+    body_mix: LinearRamp,
+    /// Expression changed since the voices last got their controls: they get them once, at
+    /// the next render, however many MIDI messages arrived in between.
+    pub(crate) controls_dirty: bool,
+    gestures: GestureFrame,
+    /// Whether each lane's bow was down at the last [`Engine::set_gestures`].
+    pad_down: [bool; LANES],
+    next_age: u64,
+    gain: LinearRamp,
+    declick_value: f64,
+    declick_step: f64,
+    /// Notes whose voices ended since the last [`Engine::drain_terminated`].
+    terminated: [Option<NoteId>; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
+    terminated_count: usize,
+}
+
+impl Engine {
+    /// Allocates every voice for `sample_rate_hz`. Nothing allocates after this.
+    pub fn new(sample_rate_hz: f64) -> Self {
+        assert!(sample_rate_hz.is_finite() && sample_rate_hz > 0.0, "bad sample rate");
+        let controls = Controls::default();
+        Self {
+            voices: (0..MAX_VOICES).map(|_| StringVoice::new(sample_rate_hz)).collect(),
+            drums: {
+                // Every drum voice has the same grids: measure them once, then copy.
+                let first = DrumVoice::new(sample_rate_hz);
+                let mut drums = Vec::with_capacity(MAX_DRUM_VOICES);
+                for _ in 1..MAX_DRUM_VOICES {
+                    drums.push(first.duplicate());
+                }
+                drums.push(first);
+                drums
+            },
+            sample_rate_hz,
+            controls,
+            midi: MidiExpression::default(),
+            legato: LegatoState::default(),
+            sustained: [None; SUSTAINED_NOTES],
+            body: {
+                let mut body = BodyResonator::new(sample_rate_hz);
+                body.set_model(BODIES[0]);
+                body
+            },
+            body_index: 0,
+            body_mix: LinearRamp::control(controls.body_mix_percent / 100.0, sample_rate_hz),
+            controls_dirty: false,
+            gestures: [LaneGesture::default(); LANES],
+            pad_down: [false; LANES],
+            next_age: 0,
+            gain: LinearRamp::control(db_to_gain(controls.output_gain_db), sample_rate_hz),
+            declick_value: 0.0,
+            declick_step: 0.0,
+            terminated: [None; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
+            terminated_count: 0,
+        }
+    }
+
+    pub fn sample_rate_hz(&self) -> f64 {
+        self.sample_rate_hz
+    }
+
+    /// Silences every voice and restarts note numbering, so the same input renders the
+    /// same output again.
+    pub fn reset(&mut self) {
+        for voice in &mut self.voices {
+            voice.kill();
+        }
+        for drum in &mut self.drums {
+            drum.kill();
+        }
+        self.next_age = 0;
+        self.pad_down = [false; LANES];
+        self.gestures = [LaneGesture::default(); LANES];
+        self.gain.snap(db_to_gain(self.controls.output_gain_db));
+        self.declick_value = 0.0;
+        self.declick_step = 0.0;
+        self.terminated_count = 0;
+        self.midi.reset();
+        self.sustained = [None; SUSTAINED_NOTES];
+        self.legato = LegatoState::default();
+        self.body.reset();
+        self.body_mix.snap(self.controls.body_mix_percent / 100.0);
+        self.configure_mode();
+    }
+
+    /// The host's controls (before gestures override them).
+    pub fn controls(&self) -> &Controls {
+        &self.controls
+    }
+
+    /// New control values, applied from the next sample; each ramps in per sample.
+    pub fn set_controls(&mut self, controls: &Controls) {
+        self.controls = *controls;
+        self.midi.set_mpe(controls.mpe >= 0.5);
+        let body = (controls.body.round().max(0.0) as usize).min(BODIES.len() - 1);
+        if body != self.body_index {
+            self.body_index = body;
+            self.body.set_model(BODIES[body]);
+        }
+        self.configure_mode();
+        self.push_controls();
+    }
+
+    /// The gestures of a touch controller now. A lane whose bow goes down starts a pad
+    /// voice (its own string, or the drum), unless, with one lane, MIDI notes are held:
+    /// then the pad bows those. A lane that lifts releases its voice. While lane 0 is down
+    /// with one lane, its values override the host's bow controls for every voice.
+    pub fn set_gestures(&mut self, gestures: &GestureFrame) {
+        for (lane, gesture) in gestures.iter().enumerate() {
+            self.gestures[lane] = gesture.sanitized();
+        }
+        let lanes = self.active_lanes();
+        for lane in 0..LANES {
+            let down = lane < lanes && self.gestures[lane].bow_down;
+            if down && !self.pad_down[lane] {
+                self.start_pad_voice(lane);
+            } else if !down && self.pad_down[lane] {
+                self.release_pad_voice(lane);
+            }
+            self.pad_down[lane] = down;
+        }
+        self.push_controls();
+    }
+
+    pub fn gestures(&self) -> &GestureFrame {
+        &self.gestures
+    }
+
+    /// How many lanes the pad plays: one on the drum, else as the layout says.
+    fn active_lanes(&self) -> usize {
+        if self.controls.instrument >= 0.5 {
+            1
+        } else {
+            PadLayout::from_control(self.controls.pad_layout).lanes()
+        }
+    }
+
+    /// The controls every MIDI voice plays with: the host's, with lane 0's gesture in place
+    /// of the bow controls while its bow is down and it is the only lane.
+    pub fn effective_controls(&self) -> Controls {
+        let mut c = self.controls;
+        let g = &self.gestures[0];
+        if self.active_lanes() == 1 && g.bow_down {
+            c.bow_force_n = g.bow_force_n;
+            c.bow_velocity_mps = g.bow_velocity_mps;
+            c.bow_position = g.bow_position;
+            if let Some(finger) = g.finger_position {
+                c.finger_position = finger;
+            }
+            c.drum_bow_x = g.drum_bow_x;
+            c.drum_bow_y = g.drum_bow_y;
+        }
+        c
+    }
+
+    /// The controls of lane `lane`'s own voice: its gesture's bow, a short attack and
+    /// release (the finger is the bow), and, with four lanes, an open string unless a
+    /// second finger stops it.
+    fn pad_controls(&self, lane: usize) -> Controls {
+        let mut c = self.effective_controls();
+        let g = &self.gestures[lane];
+        c.bow_force_n = g.bow_force_n;
+        c.bow_velocity_mps = g.bow_velocity_mps;
+        c.bow_position = g.bow_position;
+        if self.active_lanes() > 1 {
+            c.finger_position = g.finger_position.unwrap_or(0.0);
+        }
+        c.bow_attack_ms = PAD_ATTACK_MS;
+        c.bow_release_ms = PAD_RELEASE_MS;
+        c
+    }
+
+    /// Hands every sounding voice its controls: the host's (or the pad's), shaped by its
+    /// channel's and its own expression, with its bend and vibrato.
+    pub(crate) fn push_controls(&mut self) {
+        self.controls_dirty = false;
+        self.gain.set_target(db_to_gain(self.controls.output_gain_db));
+        self.body_mix.set_target(self.controls.body_mix_percent / 100.0);
+        let midi = self.effective_controls();
+        let pad: [Controls; LANES] = std::array::from_fn(|lane| self.pad_controls(lane));
+        let shaped_for = |note: &NoteId, expression: &NoteExpression| -> ShapedVoice {
+            match note.channel {
+                c if (c as usize) < MIDI_CHANNELS => shape(&midi, &self.midi.for_channel(c, &midi), expression),
+                c if c < PAD_CHANNEL + LANES as u8 => ShapedVoice { controls: pad[(c - PAD_CHANNEL) as usize], bend_st: 0.0, vibrato_cents: 0.0 },
+                // An open string of the four-string mode plays no note.
+                _ => ShapedVoice { controls: midi, bend_st: 0.0, vibrato_cents: 0.0 },
+            }
+        };
+        for voice in self.voices.iter_mut().filter(|v| !v.is_free()) {
+            let shaped = shaped_for(&voice.note, &voice.expression);
+            voice.set_controls(&shaped.controls);
+            voice.set_bend(shaped.bend_st);
+            voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
+        }
+        for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
+            let shaped = shaped_for(&drum.note, &drum.expression);
+            drum.set_controls(&shaped.controls);
+            drum.set_bend(shaped.bend_st);
+        }
+    }
+
+    fn pad_note(&self, lane: usize) -> NoteId {
+        let key = if self.controls.instrument >= 0.5 { PAD_DRUM_KEY } else { LANE_OPEN_KEYS[lane] };
+        NoteId { channel: PAD_CHANNEL + lane as u8, note: key, voice_id: None }
+    }
+
+    fn start_pad_voice(&mut self, lane: usize) {
+        let drum = self.controls.instrument >= 0.5;
+        let midi_held = if drum {
+            self.drums.iter().any(|v| v.is_held() && v.note.channel < PAD_CHANNEL)
+        } else {
+            self.voices.iter().any(|v| v.is_held() && v.note.channel < PAD_CHANNEL)
+        };
+        if self.active_lanes() == 1 && midi_held {
+            return;
+        }
+        let note = self.pad_note(lane);
+        let controls = self.pad_controls(lane);
+        self.start_voice(drum, note, 1.0, &controls);
+    }
+
+    fn release_pad_voice(&mut self, lane: usize) {
+        let channel = PAD_CHANNEL + lane as u8;
+        for voice in self.voices.iter_mut().filter(|v| v.is_held() && v.note.channel == channel) {
+            voice.release();
+        }
+        for drum in self.drums.iter_mut().filter(|v| v.is_held() && v.note.channel == channel) {
+            drum.release();
+        }
+    }
+
+    pub fn handle_event(&mut self, event: &NoteEvent) {
+        match *event {
+            NoteEvent::NoteOn { note, velocity } => self.note_on(note, velocity),
+            NoteEvent::NoteOff { pattern } => {
+                let held_back = pattern.channel.is_some_and(|c| self.midi.sustained(c));
+                if !(held_back && self.hold_back(pattern)) {
+                    self.note_off(&pattern);
+                }
+            }
+            NoteEvent::Choke { pattern } => {
+                let mode = self.play_mode();
+                if mode != PlayMode::Poly {
+                    self.legato_note_off(&pattern);
+                }
+                // The four strings stay up; their bow has just been lifted.
+                let first = if mode == PlayMode::FourStrings { STRINGS } else { 0 };
+                for i in first..self.voices.len() {
+                    if !self.voices[i].is_free() && pattern.matches(&self.voices[i].note) {
+                        self.steal(i);
+                    }
+                }
+                for i in 0..self.drums.len() {
+                    if !self.drums[i].is_free() && pattern.matches(&self.drums[i].note) {
+                        self.steal_drum(i);
+                    }
+                }
+            }
+            NoteEvent::AllNotesOff => self.all_notes_off(),
+            NoteEvent::Expression { pattern, kind, value } => {
+                for voice in self.voices.iter_mut().filter(|v| !v.is_free() && pattern.matches(&v.note)) {
+                    voice.expression.set(kind, value);
+                }
+                for drum in self.drums.iter_mut().filter(|v| !v.is_free() && pattern.matches(&v.note)) {
+                    drum.expression.set(kind, value);
+                }
+                self.controls_dirty = true;
+            }
+            NoteEvent::PolyModulation { voice_id, index, normalized_offset } => {
+                for voice in self.voices.iter_mut().filter(|v| !v.is_free() && v.note.voice_id == Some(voice_id)) {
+                    voice.expression.modulate(index, normalized_offset);
+                }
+                for drum in self.drums.iter_mut().filter(|v| !v.is_free() && v.note.voice_id == Some(voice_id)) {
+                    drum.expression.modulate(index, normalized_offset);
+                }
+                self.controls_dirty = true;
+            }
+            NoteEvent::PitchBend { channel, value } => {
+                self.midi.pitch_bend(channel, value);
+                self.controls_dirty = true;
+            }
+            NoteEvent::ChannelPressure { channel, value } => {
+                self.midi.channel_pressure(channel, value);
+                self.controls_dirty = true;
+            }
+            NoteEvent::ControlChange { channel, cc, value } => {
+                match self.midi.control_change(channel, cc, value) {
+                    ChannelAction::None => {}
+                    ChannelAction::AllNotesOff => self.all_notes_off(),
+                    ChannelAction::SustainReleased(pedal) => self.release_sustained(pedal),
+                }
+                self.controls_dirty = true;
+            }
+        }
+    }
+
+    fn note_off(&mut self, pattern: &NotePattern) {
+        if self.play_mode() != PlayMode::Poly {
+            self.legato_note_off(pattern);
+            return;
+        }
+        for voice in self.voices.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
+            voice.release();
+        }
+        for drum in self.drums.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
+            drum.release();
+        }
+    }
+
+    /// Keeps a note-off for when the pedal lifts; false when the list is full.
+    fn hold_back(&mut self, pattern: NotePattern) -> bool {
+        match self.sustained.iter_mut().find(|slot| slot.is_none()) {
+            Some(slot) => {
+                *slot = Some(pattern);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The pedal on `pedal_channel` lifted: the note-offs it held back (on that channel, or
+    /// on its MPE members) happen now, unless another pedal still holds them.
+    fn release_sustained(&mut self, pedal_channel: u8) {
+        for i in 0..SUSTAINED_NOTES {
+            let Some(pattern) = self.sustained[i] else { continue };
+            let channel = pattern.channel.unwrap_or(pedal_channel);
+            if !self.midi.sustained(channel) {
+                self.sustained[i] = None;
+                self.note_off(&pattern);
+            }
+        }
+    }
+
+    fn all_notes_off(&mut self) {
+        self.sustained = [None; SUSTAINED_NOTES];
+        self.legato_note_off(&NotePattern::default());
+        for voice in self.voices.iter_mut().filter(|v| v.note.channel < PAD_CHANNEL) {
+            voice.release();
+        }
+        for drum in &mut self.drums {
+            drum.release();
+        }
+    }
+
+    /// Reports that a host note ended although its voice may play on (legato modes).
+    pub(crate) fn report_ended(&mut self, note: NoteId) {
+        push_terminated(&mut self.terminated, &mut self.terminated_count, note);
+    }
+
+    fn note_on(&mut self, note: NoteId, velocity: f64) {
+        if self.play_mode() != PlayMode::Poly {
+            self.legato_note_on(note, velocity);
+            return;
+        }
+        let controls = self.effective_controls();
+        self.start_voice(controls.instrument >= 0.5, note, velocity, &controls);
+    }
+
+    /// Starts a voice on the string or drum pool.
+    pub(crate) fn start_voice(&mut self, drum: bool, note: NoteId, velocity: f64, controls: &Controls) {
+        let age = self.next_age;
+        self.next_age += 1;
+        if drum {
+            let (index, steal) = slot_for(&mut self.drums, note);
+            if steal {
+                self.steal_drum(index);
+            }
+            self.drums[index].start(note, velocity, age, controls);
+        } else {
+            let (index, steal) = slot_for(&mut self.voices, note);
+            if steal {
+                self.steal(index);
+            }
+            self.voices[index].start(note, velocity, age, controls);
+        }
+    }
+
+    fn steal_drum(&mut self, index: usize) {
+        let drum = &mut self.drums[index];
+        let (output, note) = (drum.last_output(), drum.note);
+        drum.kill();
+        self.declick(output, note);
+    }
+
+    /// Starts the fade of a stolen voice's last sample and reports its end.
+    fn declick(&mut self, last_output: f64, note: NoteId) {
+        self.declick_value += last_output;
+        let samples = (DECLICK_S * self.sample_rate_hz).max(1.0);
+        self.declick_step = self.declick_value / samples;
+        push_terminated(&mut self.terminated, &mut self.terminated_count, note);
+    }
+
+    /// Frees a sounding voice now; its last sample fades out over a few milliseconds.
+    pub(crate) fn steal(&mut self, index: usize) {
+        let voice = &mut self.voices[index];
+        let (output, note) = (voice.last_output(), voice.note);
+        voice.kill();
+        self.declick(output, note);
+    }
+
+
+    /// Calls `sink` for every voice that ended since the last call (for CLAP's
+    /// voice-terminated events).
+    pub fn drain_terminated(&mut self, mut sink: impl FnMut(NoteId)) {
+        for slot in &mut self.terminated[..self.terminated_count] {
+            if let Some(note) = slot.take() {
+                sink(note);
+            }
+        }
+        self.terminated_count = 0;
+    }
+
+    /// Renders `out.len()` samples of the mono mix into `out` (overwriting it).
+    pub fn render(&mut self, out: &mut [f32]) {
+        if self.controls_dirty {
+            self.push_controls();
+        }
+        let four_strings = self.play_mode() == PlayMode::FourStrings;
+        let controls = self.controls;
+        for sample in out.iter_mut() {
+            if four_strings {
+                play_modes::couple_strings(&mut self.voices, &controls);
+            }
+            let mut mix = 0.0;
+            for voice in self.voices.iter_mut() {
+                if !voice.is_free() {
+                    mix += voice.tick();
+                    if voice.is_free() {
+                        push_terminated(&mut self.terminated, &mut self.terminated_count, voice.note);
+                    }
+                }
+            }
+            for drum in self.drums.iter_mut() {
+                if !drum.is_free() {
+                    mix += drum.tick();
+                    if drum.is_free() {
+                        push_terminated(&mut self.terminated, &mut self.terminated_count, drum.note);
+                    }
+                }
+            }
+            if self.declick_value != 0.0 {
+                mix += self.declick_value;
+                self.declick_value -= self.declick_step;
+                if self.declick_value * self.declick_step <= 0.0 {
+                    self.declick_value = 0.0;
+                }
+            }
+            // The body colours the strings' bridge force; at mix 0 the output is the dry force.
+            let mix_amount = self.body_mix.next();
+            let bodied = self.body.tick(mix);
+            let out = mix + mix_amount * (bodied - mix);
+            *sample = (out * self.gain.next()) as f32;
+        }
+    }
+
+    pub fn voices(&self) -> &[StringVoice] {
+        &self.voices
+    }
+
+    pub fn drum_voices(&self) -> &[DrumVoice] {
+        &self.drums
+    }
+
+    /// How many notes can sound at once now: the drum pool, one mono voice, or the string
+    /// pool (the four-string mode plays one note at a time on its strings).
+    pub fn voice_capacity(&self) -> usize {
+        if self.controls.instrument >= 0.5 {
+            return MAX_DRUM_VOICES;
+        }
+        match self.play_mode() {
+            PlayMode::Poly => MAX_VOICES,
+            PlayMode::FourStrings | PlayMode::MonoLegato => 1,
+        }
+    }
+
+    /// How many times any string voice put its bow down from rest (legato changes do not
+    /// count): the attack count a legato phrase must not raise.
+    pub fn string_attacks(&self) -> u64 {
+        self.voices.iter().map(|v| v.attacks()).sum()
+    }
+
+    pub fn active_voice_count(&self) -> usize {
+        self.voices.iter().filter(|v| !v.is_free()).count() + self.drums.iter().filter(|v| !v.is_free()).count()
+    }
+
+    /// Newton statistics over every voice since each started.
+    pub fn newton_stats(&self) -> IterationStats {
+        let mut stats = IterationStats::default();
+        for voice in &self.voices {
+            stats.merge(&voice.bowed_string().bow.stats());
+        }
+        for drum in &self.drums {
+            stats.merge(&drum.drum().bow.stats);
+        }
+        stats
+    }
+
+    /// Puts NaN into a voice's string, to test recovery from divergence.
+    #[doc(hidden)]
+    pub fn corrupt_voice_for_test(&mut self, index: usize) {
+        self.voices[index].corrupt_for_test();
+    }
+
+    /// Puts NaN into a drum voice's membrane, to test recovery from divergence.
+    #[doc(hidden)]
+    pub fn corrupt_drum_for_test(&mut self, index: usize) {
+        self.drums[index].corrupt_for_test();
+    }
+
+    /// How often any voice was recovered from a diverged state.
+    pub fn recoveries(&self) -> u64 {
+        self.voices.iter().map(|v| v.recoveries()).sum::<u64>() + self.drums.iter().map(|v| v.recoveries()).sum::<u64>()
+    }
+
+    /// The active playing mode: the drum always plays poly.
+    pub fn play_mode(&self) -> PlayMode {
+        if self.controls.instrument >= 0.5 {
+            PlayMode::Poly
+        } else {
+            PlayMode::from_control(self.controls.play_mode)
+        }
+    }
+
+    /// Re-sets the strings when the mode or the string set changes (see
+    /// [`LegatoState::configure`]).
+    fn configure_mode(&mut self) {
+        let (mode, set) = (self.play_mode(), self.controls.string_set);
+        let mut legato = self.legato;
+        legato.configure(mode, set, self);
+        self.legato = legato;
+    }
+
+    fn legato_note_on(&mut self, note: NoteId, velocity: f64) {
+        let mode = self.play_mode();
+        let mut legato = self.legato;
+        legato.note_on(mode, note, velocity, self);
+        self.legato = legato;
+    }
+
+    fn legato_note_off(&mut self, pattern: &NotePattern) {
+        let mode = self.play_mode();
+        let mut legato = self.legato;
+        legato.note_off(mode, pattern, self);
+        self.legato = legato;
+    }
+}
+
+/// What the engine needs of a voice to keep a pool of them.
+trait PooledVoice {
+    fn note(&self) -> NoteId;
+    fn age(&self) -> u64;
+    fn is_free(&self) -> bool;
+    fn is_held(&self) -> bool;
+    fn release(&mut self);
+}
+
+macro_rules! pooled_voice {
+    ($voice:ty) => {
+        impl PooledVoice for $voice {
+            fn note(&self) -> NoteId {
+                self.note
+            }
+            fn age(&self) -> u64 {
+                self.age
+            }
+            fn is_free(&self) -> bool {
+                <$voice>::is_free(self)
+            }
+            fn is_held(&self) -> bool {
+                <$voice>::is_held(self)
+            }
+            fn release(&mut self) {
+                <$voice>::release(self)
+            }
+        }
+    };
+}
+pooled_voice!(StringVoice);
+pooled_voice!(DrumVoice);
+
+/// Where a new note goes in a pool: a repeated note re-bows a fresh voice and the old one
+/// is released to ring; then a free voice, or else the oldest, which must be stolen first
+/// (the `bool`).
+fn slot_for<V: PooledVoice>(pool: &mut [V], note: NoteId) -> (usize, bool) {
+    for voice in pool.iter_mut().filter(|v| v.is_held() && v.note().channel == note.channel && v.note().note == note.note) {
+        voice.release();
+    }
+    match pool.iter().position(|v| v.is_free()) {
+        Some(index) => (index, false),
+        None => ((0..pool.len()).min_by_key(|&i| pool[i].age()).unwrap_or(0), true),
+    }
+}
+
+/// Records an ended voice; past the list's capacity the report is dropped (the host then
+/// learns of it from the next note on that voice).
+fn push_terminated(list: &mut [Option<NoteId>], count: &mut usize, note: NoteId) {
+    if *count < list.len() {
+        list[*count] = Some(note);
+        *count += 1;
+    }
+}
+
+pub fn db_to_gain(db: f64) -> f64 {
+    10f64.powf(db / 20.0)
+}
+
+/// The legato modes play the engine's string voices through this.
+impl StringPool for Engine {
+    fn strings(&mut self) -> &mut [StringVoice] {
+        &mut self.voices
+    }
+
+    fn controls(&self) -> Controls {
+        self.effective_controls()
+    }
+
+    fn start_string(&mut self, note: NoteId, velocity: f64, controls: &Controls) {
+        self.start_voice(false, note, velocity, controls);
+    }
+
+    fn steal(&mut self, index: usize) {
+        Engine::steal(self, index);
+    }
+
+    fn report_ended(&mut self, note: NoteId) {
+        Engine::report_ended(self, note);
+    }
+
+    fn note_changed(&mut self) {
+        self.controls_dirty = true;
+    }
+}

@@ -1,0 +1,152 @@
+//! A bowed stiff string: the string scheme, the bow's friction contact and the stopping finger
+//! stepped together, one sample at a time (willemsen2019).
+
+use crate::friction::dupont_contact::{ContactInput, ContactOutput};
+use crate::bow::contact::FrictionContact;
+use crate::friction::dupont::ElastoPlasticParams;
+use crate::string::interpolation::CubicPoint;
+use crate::string::stiff_string::{StiffString, StringMaterial};
+use crate::string::tuning::SchemeGrid;
+
+/// The bow stays at least this many grid intervals from the bridge and from the finger, so
+/// that it meets enough moving nodes to drive Helmholtz motion on coarse (high) strings.
+pub const MIN_BOW_INTERVALS_FROM_END: f64 = 2.0;
+
+/// The performer's controls at one sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BowingControls {
+    pub normal_force_n: f64,
+    /// The bow's own velocity, signed (positive is a down-bow).
+    pub bow_velocity_mps: f64,
+    /// Bow-bridge distance as a fraction of the vibrating length (bridge to finger).
+    pub bow_position: f64,
+    /// The stopping finger's distance from the nut, if a finger stops the string.
+    pub finger_position_m: Option<f64>,
+}
+
+/// A stiff string with a bow and a stopping finger.
+pub struct BowedString {
+    pub string: StiffString,
+    /// The bow's contact, under whichever friction model is chosen.
+    pub bow: FrictionContact,
+    bow_point: CubicPoint,
+    bow_point_m: f64,
+    /// `sum(w^2)` over the bow stencil's moving nodes.
+    bow_weight_energy: f64,
+    last_contact: ContactOutput,
+    finger_position_m: Option<f64>,
+    /// Where a sympathetic drive enters: [`DRIVE_INTERVALS_FROM_BRIDGE`] from the bridge.
+    drive_point: CubicPoint,
+}
+
+/// A force that reaches the string through the bridge (another string's vibration) is
+/// applied this many grid intervals from the bridge: the bridge itself is a fixed node, and a
+/// point force next to a support drives every mode in proportion to its slope there, as the
+/// moving bridge does.
+pub const DRIVE_INTERVALS_FROM_BRIDGE: f64 = 1.5;
+
+impl BowedString {
+    pub fn with_capacity(max_intervals: usize, grid: SchemeGrid, material: StringMaterial, friction: ElastoPlasticParams, seed: u64) -> Self {
+        let string = StiffString::with_capacity(max_intervals, grid, material);
+        let mut bowed = Self {
+            string,
+            bow: FrictionContact::new(friction, seed),
+            bow_point: CubicPoint::new(1.0, grid.intervals.max(4)),
+            bow_point_m: f64::NAN,
+            bow_weight_energy: 0.0,
+            last_contact: ContactOutput::default(),
+            finger_position_m: None,
+            drive_point: Self::drive_point_for(&grid),
+        };
+        bowed.place_bow(0.1);
+        bowed
+    }
+
+    /// Puts the string on a new grid at rest, with a fresh bow.
+    pub fn configure(&mut self, grid: SchemeGrid, material: StringMaterial, seed: u64) {
+        self.string.configure(grid, material);
+        self.drive_point = Self::drive_point_for(&grid);
+        self.bow.reset(seed);
+        self.bow_point_m = f64::NAN;
+        self.finger_position_m = None;
+        self.last_contact = ContactOutput::default();
+        self.place_bow(0.1);
+    }
+
+    fn drive_point_for(grid: &SchemeGrid) -> CubicPoint {
+        let intervals = grid.intervals.max(4);
+        CubicPoint::new(intervals as f64 - DRIVE_INTERVALS_FROM_BRIDGE, intervals)
+    }
+
+    /// The grid position of the bow for a bow-bridge fraction of the vibrating length.
+    fn bow_point_m_for(&self, bow_position: f64) -> f64 {
+        let grid = self.string.grid();
+        let length = grid.length_m;
+        let h = grid.spacing_m();
+        let nut_side = self.string.finger().map_or(0.0, |(node, alpha)| (node as f64 + alpha) * h);
+        let vibrating = length - nut_side;
+        let margin = MIN_BOW_INTERVALS_FROM_END * h;
+        let from_bridge = (bow_position.clamp(0.0, 1.0) * vibrating).clamp(margin, (vibrating - margin).max(margin));
+        length - from_bridge
+    }
+
+    fn place_bow(&mut self, bow_position: f64) {
+        let x = self.bow_point_m_for(bow_position);
+        if x != self.bow_point_m {
+            let h = self.string.grid().spacing_m();
+            self.bow_point = CubicPoint::new(x / h, self.string.intervals());
+            let string = &self.string;
+            self.bow_weight_energy = self.bow_point.sum_of_squares(|node| string.is_free_node(node));
+            self.bow_point_m = x;
+        }
+    }
+
+    /// Steps one sample and returns the force on the bridge (N).
+    #[inline]
+    pub fn tick(&mut self, controls: &BowingControls) -> f64 {
+        self.tick_driven(controls, 0.0)
+    }
+
+    /// Steps one sample with `drive_n` pushing the string near the bridge (sympathetic
+    /// excitation), and returns the force on the bridge (N).
+    #[inline]
+    pub fn tick_driven(&mut self, controls: &BowingControls, drive_n: f64) -> f64 {
+        if controls.finger_position_m != self.finger_position_m {
+            self.string.set_finger(controls.finger_position_m);
+            self.finger_position_m = controls.finger_position_m;
+            self.bow_point_m = f64::NAN;
+        }
+        self.place_bow(controls.bow_position);
+        self.string.compute_free_update();
+        if drive_n != 0.0 {
+            self.string.apply_point_force(&self.drive_point, drive_n);
+        }
+        let k = self.string.grid().time_step_s;
+        let h = self.string.grid().spacing_m();
+        let free_next = self.bow_point.interpolate(self.string.next_displacement());
+        let previous = self.bow_point.interpolate(self.string.previous_displacement());
+        let free_velocity_mps = (free_next - previous) / (2.0 * k) - controls.bow_velocity_mps;
+        let coupling = self.string.force_to_displacement() * self.bow_weight_energy / (2.0 * k * h);
+        self.last_contact = self.bow.solve(&ContactInput {
+            free_velocity_mps,
+            coupling_s_per_kg: coupling,
+            normal_force_n: controls.normal_force_n,
+            time_step_s: k,
+        });
+        if self.last_contact.force_n != 0.0 {
+            self.string.apply_point_force(&self.bow_point, self.last_contact.force_n);
+        }
+        self.string.advance();
+        self.string.bridge_force_n()
+    }
+
+    /// The contact of the last sample: force, relative velocity, bristle deflection.
+    pub fn last_contact(&self) -> &ContactOutput {
+        &self.last_contact
+    }
+
+    /// Where the bow sits, in metres from the nut.
+    pub fn bow_point_m(&self) -> f64 {
+        self.bow_point_m
+    }
+}

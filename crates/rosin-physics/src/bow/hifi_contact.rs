@@ -1,0 +1,533 @@
+//! The contact between a finite-width bow and a string at up to
+//! [`MAX_CONTACT_POINTS`] points, with matusiak2025's passive refined elasto-plastic
+//! friction at each (eqs. 14, 45-46, 53, 58-61; `MODELS.md` section 2).
+//!
+//! Each sample the rest of the system is linear in the friction forces, so the relative
+//! velocities satisfy `v = a - C F` (eq. 59): `a` the relative velocities with no friction,
+//! `C` the symmetric positive definite mobility matrix of the string, its torsion and the
+//! bow hair. At point `m` the bristle deflection lives on half steps, and with
+//! `r_m = mu_t z_m`, `delta_t z_m = 2 (r_m - z_m^{n-1/2}) / k`:
+//!
+//! - `F_m = sigma0 r_m + sigma1(v_m) delta_t z_m`,
+//! - `v_m - a_m + sum_j C_mj F_j = 0` (eq. 60),
+//! - `delta_t z_m - g(r_m, v_m) = 0` (eq. 61), `g` the bristle rate of
+//!   [`ElastoPlasticParams::bristle_rate`].
+//!
+//! The `2M` unknowns `(v, r)` are found by Newton's method with the analytic Jacobian and a
+//! dense solve ([`solve_dense_in_place`]), each step halved until the residual falls (the
+//! adhesion map has corners, so a full step can overshoot). When the Jacobian is singular
+//! or Newton stalls, Gauss-Seidel sweeps take over: each point solves its own scalar
+//! equation `G(v) = 0` against the others' forces, exactly as the lumped model of
+//! [`crate::bow::lumped`] does (safeguarded Newton, then bisection on a bracket), after which
+//! Newton polishes the result. Every loop is capped; the caller lifts the bow for the
+//! sample if nothing finite comes out.
+
+use crate::friction::dupont::{refined_bristle_damping, ElastoPlasticParams};
+use crate::friction::newton::{solve_dense_in_place, IterationStats};
+use crate::friction::refined::{BristleDamping, RefinedBristle, RefinedProblem};
+
+/// The most contact points across the bow.
+pub const MAX_CONTACT_POINTS: usize = 4;
+const MAX_UNKNOWNS: usize = 2 * MAX_CONTACT_POINTS;
+/// Newton steps of the coupled solve before the fallback.
+pub const MAX_NEWTON_STEPS: usize = 40;
+/// Halvings of one Newton step while it does not reduce the residual.
+const MAX_STEP_HALVINGS: usize = 30;
+/// Gauss-Seidel sweeps of the fallback.
+pub const MAX_SWEEPS: usize = 60;
+/// Below this normal force per point the bow is off the string.
+pub const MIN_NORMAL_FORCE_N: f64 = 1e-9;
+/// The default Newton tolerance on the relative velocities.
+pub const DEFAULT_TOLERANCE_MPS: f64 = 1e-10;
+
+/// One value per contact point.
+pub type PointVector = [f64; MAX_CONTACT_POINTS];
+/// A matrix over the contact points.
+pub type PointMatrix = [[f64; MAX_CONTACT_POINTS]; MAX_CONTACT_POINTS];
+type Unknowns = [f64; MAX_UNKNOWNS];
+
+/// The linear part of one sample: `v = a - C F`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactSystem {
+    pub points: usize,
+    /// `a`: the relative velocities with no friction force.
+    pub free_velocity_mps: PointVector,
+    /// `C`, symmetric with a positive diagonal (s/kg).
+    pub mobility_s_per_kg: PointMatrix,
+}
+
+/// What the contact solve found for one sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactSolution {
+    /// The solved relative velocities `v`.
+    pub velocity_mps: PointVector,
+    /// `mu_t z^n`.
+    pub deflection_m: PointVector,
+    /// `delta_t z^n`.
+    pub deflection_rate_mps: PointVector,
+    pub force_n: PointVector,
+    /// Newton steps of the coupled solve (the cap when it fell back).
+    pub iterations: usize,
+    pub fell_back: bool,
+    /// The bow was off the string or nothing finite was found: no force this sample.
+    pub lifted: bool,
+    /// The bristle energy released when the bow was lifted (J); zero otherwise.
+    pub released_energy_j: f64,
+}
+
+/// The bristles of every contact point between samples, and the solver's settings.
+#[derive(Clone, Debug)]
+pub struct BristleContact {
+    /// The friction of one point: `s0` and `sigma1_bar` already divided among the points.
+    friction: ElastoPlasticParams,
+    points: usize,
+    /// `z^{n-1/2}`.
+    z_half: PointVector,
+    /// Warm starts: the last sample's `v` and `delta_t z`.
+    last_velocity_mps: PointVector,
+    last_rate_mps: PointVector,
+    /// Newton's tolerance on `v` (m/s); `r` is held to `k / 2` of it.
+    pub tolerance_mps: f64,
+    /// The coupled Newton's cap (at most [`MAX_NEWTON_STEPS`]): lowering it forces the
+    /// fallback, for tests.
+    pub max_newton_steps: usize,
+    pub stats: IterationStats,
+}
+
+/// The residual at a trial `(v, r)` and what the Newton step needs.
+struct Evaluation {
+    residual: Unknowns,
+    merit: f64,
+    states: [PointState; MAX_CONTACT_POINTS],
+}
+
+/// The per-point quantities at a trial `(v, r)`.
+#[derive(Clone, Copy, Default)]
+struct PointState {
+    force_n: f64,
+    rate_mps: f64,
+    residual_rate_mps: f64,
+    d_force_d_velocity: f64,
+    d_force_d_deflection: f64,
+    d_rate_d_velocity: f64,
+    d_rate_d_deflection: f64,
+}
+
+impl BristleContact {
+    /// `friction` is that of one contact point (see [`Self::set_point_friction`]).
+    pub fn new(friction: ElastoPlasticParams, points: usize) -> Self {
+        assert!((1..=MAX_CONTACT_POINTS).contains(&points), "1 to {MAX_CONTACT_POINTS} contact points");
+        Self {
+            friction,
+            points,
+            z_half: [0.0; MAX_CONTACT_POINTS],
+            last_velocity_mps: [0.0; MAX_CONTACT_POINTS],
+            last_rate_mps: [0.0; MAX_CONTACT_POINTS],
+            tolerance_mps: DEFAULT_TOLERANCE_MPS,
+            max_newton_steps: MAX_NEWTON_STEPS,
+            stats: IterationStats::default(),
+        }
+    }
+
+    /// Bristles at rest.
+    pub fn reset(&mut self) {
+        self.z_half = [0.0; MAX_CONTACT_POINTS];
+        self.last_velocity_mps = [0.0; MAX_CONTACT_POINTS];
+        self.last_rate_mps = [0.0; MAX_CONTACT_POINTS];
+    }
+
+    pub fn points(&self) -> usize {
+        self.points
+    }
+
+    pub fn point_friction(&self) -> &ElastoPlasticParams {
+        &self.friction
+    }
+
+    pub fn set_point_friction(&mut self, friction: ElastoPlasticParams) {
+        self.friction = friction;
+    }
+
+    /// `z^{n-1/2}` of each point.
+    pub fn half_step_deflection_m(&self) -> &[f64] {
+        &self.z_half[..self.points]
+    }
+
+    /// The bristle energy `sigma0 / 2 sum z_m^2` (J).
+    pub fn energy_j(&self) -> f64 {
+        let s0 = self.friction.bristle_stiffness_n_per_m;
+        self.z_half[..self.points].iter().map(|z| 0.5 * s0 * z * z).sum()
+    }
+
+    /// Sets where the next solve starts from (for tests of the fallback): relative
+    /// velocities and bristle rates. Non-finite values are replaced by zero at the solve.
+    pub fn set_warm_start(&mut self, velocity_mps: f64, rate_mps: f64) {
+        self.last_velocity_mps = [velocity_mps; MAX_CONTACT_POINTS];
+        self.last_rate_mps = [rate_mps; MAX_CONTACT_POINTS];
+    }
+
+    /// `sigma1(v)` of one point and its derivative.
+    #[inline]
+    fn damping(&self, normal_force_n: f64, velocity_mps: f64) -> (f64, f64) {
+        refined_bristle_damping(self.friction.coulomb_coefficient * normal_force_n, self.friction.bristle_damping_kg_per_s, velocity_mps)
+    }
+
+    #[inline]
+    fn point_state(&self, normal_force_n: f64, k: f64, m: usize, v: f64, r: f64) -> PointState {
+        let s0 = self.friction.bristle_stiffness_n_per_m;
+        let (s1, ds1) = self.damping(normal_force_n, v);
+        let delta_z = 2.0 * (r - self.z_half[m]) / k;
+        let rate = self.friction.bristle_rate(normal_force_n, v, r);
+        PointState {
+            force_n: s0 * r + s1 * delta_z,
+            rate_mps: delta_z,
+            residual_rate_mps: delta_z - rate.rate_mps,
+            d_force_d_velocity: ds1 * delta_z,
+            d_force_d_deflection: s0 + 2.0 * s1 / k,
+            d_rate_d_velocity: rate.d_rate_d_velocity,
+            d_rate_d_deflection: rate.d_rate_d_deflection,
+        }
+    }
+
+    /// The residual of eqs. 60-61 at `x = (v, r)`, its squared norm (m^2/s^2: both halves
+    /// are velocities), and the per-point derivatives for the Jacobian.
+    fn evaluate(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &Unknowns) -> Evaluation {
+        let n = system.points;
+        let mut states = [PointState::default(); MAX_CONTACT_POINTS];
+        for m in 0..n {
+            states[m] = self.point_state(normal_force_n, k, m, x[m], x[n + m]);
+        }
+        let c = &system.mobility_s_per_kg;
+        let mut residual = [0.0; MAX_UNKNOWNS];
+        for m in 0..n {
+            let mut coupled = 0.0;
+            for j in 0..n {
+                coupled += c[m][j] * states[j].force_n;
+            }
+            residual[m] = x[m] - system.free_velocity_mps[m] + coupled;
+            residual[n + m] = states[m].residual_rate_mps;
+        }
+        let merit = residual[..2 * n].iter().map(|r| r * r).sum();
+        Evaluation { residual, merit, states }
+    }
+
+    /// The Newton step `J^-1 R` at an evaluation. The Jacobian has the block form
+    /// `[I + C diag(dF/dv), C diag(dF/dr); -diag(g_v), diag(2/k - g_r)]`, and `g_r <= 0`, so
+    /// the lower right block is diagonal and at least `2/k`: eliminating `dr` leaves the
+    /// `M x M` system `(I + C diag(e)) dv = R1 - C diag(dF/dr / d) R2`, `d = 2/k - g_r`,
+    /// `e = dF/dv + dF/dr g_v / d` (the force's slope along the bristle's constraint), and
+    /// `dr = (R2 + g_v dv) / d`. The same step as the full `2M x 2M` solve, for an eighth
+    /// of the work.
+    fn newton_step(&self, system: &ContactSystem, k: f64, evaluation: &Evaluation) -> Option<Unknowns> {
+        let n = system.points;
+        let c = &system.mobility_s_per_kg;
+        let states = &evaluation.states;
+        let residual = &evaluation.residual;
+        let mut diagonal = [0.0; MAX_CONTACT_POINTS];
+        let mut slope = [0.0; MAX_CONTACT_POINTS];
+        let mut weighted_rate = [0.0; MAX_CONTACT_POINTS];
+        for j in 0..n {
+            let state = &states[j];
+            diagonal[j] = 2.0 / k - state.d_rate_d_deflection;
+            slope[j] = state.d_force_d_velocity + state.d_force_d_deflection * state.d_rate_d_velocity / diagonal[j];
+            weighted_rate[j] = state.d_force_d_deflection * residual[n + j] / diagonal[j];
+        }
+        let mut matrix = [[0.0; MAX_CONTACT_POINTS]; MAX_CONTACT_POINTS];
+        let mut rhs = [0.0; MAX_CONTACT_POINTS];
+        for m in 0..n {
+            let mut coupled = 0.0;
+            for j in 0..n {
+                matrix[m][j] = c[m][j] * slope[j];
+                coupled += c[m][j] * weighted_rate[j];
+            }
+            matrix[m][m] += 1.0;
+            rhs[m] = residual[m] - coupled;
+        }
+        if !solve_dense_in_place(&mut matrix, &mut rhs, n) {
+            return None;
+        }
+        let mut step = [0.0; MAX_UNKNOWNS];
+        for j in 0..n {
+            step[j] = rhs[j];
+            step[n + j] = (residual[n + j] + states[j].d_rate_d_velocity * rhs[j]) / diagonal[j];
+        }
+        step[..2 * n].iter().all(|x| x.is_finite()).then_some(step)
+    }
+
+    /// Whether a Newton step `dx` is below tolerance.
+    #[inline]
+    fn step_is_small(&self, n: usize, k: f64, x: &Unknowns, dx: &Unknowns) -> bool {
+        let tol_v = self.tolerance_mps;
+        let tol_r = 0.5 * k * self.tolerance_mps;
+        (0..n).all(|m| dx[m].abs() <= tol_v + 1e-14 * x[m].abs() && dx[n + m].abs() <= tol_r + 1e-14 * x[n + m].abs())
+    }
+
+    /// Damped Newton from `x`. Returns whether it converged and the steps taken; `x` is
+    /// left at the best point reached.
+    fn newton(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns, cap: usize) -> (bool, usize) {
+        let n = system.points;
+        let mut evaluation = self.evaluate(system, normal_force_n, k, x);
+        for iteration in 1..=cap {
+            if !evaluation.merit.is_finite() {
+                return (false, iteration);
+            }
+            if evaluation.merit == 0.0 {
+                return (true, iteration);
+            }
+            let Some(step) = self.newton_step(system, k, &evaluation) else {
+                return (false, iteration);
+            };
+            if self.step_is_small(n, k, x, &step) {
+                for i in 0..2 * n {
+                    x[i] -= step[i];
+                }
+                return (true, iteration);
+            }
+            let mut scale = 1.0;
+            let mut accepted = false;
+            let mut trial = *x;
+            for _ in 0..MAX_STEP_HALVINGS {
+                for i in 0..2 * n {
+                    trial[i] = x[i] - scale * step[i];
+                }
+                let trial_evaluation = self.evaluate(system, normal_force_n, k, &trial);
+                if trial_evaluation.merit < evaluation.merit {
+                    evaluation = trial_evaluation;
+                    accepted = true;
+                    break;
+                }
+                scale *= 0.5;
+            }
+            if !accepted {
+                // No descent along the Newton direction: either rounding already hides any
+                // further progress, or Newton has stalled on a corner.
+                return (evaluation.merit <= (self.tolerance_mps * self.tolerance_mps) * n as f64, iteration);
+            }
+            *x = trial;
+        }
+        (false, cap)
+    }
+
+    /// Point `m` alone, `v = A - B F`, as the single contact of
+    /// [`crate::friction::refined`] poses it.
+    #[inline]
+    fn scalar_problem(&self, normal_force_n: f64, k: f64, a: f64, b: f64) -> RefinedProblem<'_> {
+        RefinedProblem { friction: &self.friction, damping_law: BristleDamping::Refined, normal_force_n, free_velocity_mps: a, mobility_s_per_kg: b, time_step_s: k }
+    }
+
+    /// `mu_t z` of point `m` for a trial `v` when `v = A - B F(v, mu_t z)`.
+    #[inline]
+    fn deflection_for(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, v: f64) -> f64 {
+        RefinedBristle::from_state(self.z_half[m], v, self.tolerance_mps).deflection_at(&self.scalar_problem(normal_force_n, k, a, b), v)
+    }
+
+    /// Solves point `m`'s `G(v) = 0` from `start` with the single contact's safeguarded
+    /// Newton and bisection.
+    fn solve_scalar(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, start: f64) -> f64 {
+        let bristle = RefinedBristle::from_state(self.z_half[m], start, self.tolerance_mps);
+        bristle.solve(&self.scalar_problem(normal_force_n, k, a, b)).velocity_mps
+    }
+
+    /// Gauss-Seidel over the points from `x`: each solves its scalar problem against the
+    /// others' current forces. Returns the sweeps taken.
+    fn gauss_seidel(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns) -> usize {
+        let n = system.points;
+        let c = &system.mobility_s_per_kg;
+        let mut forces = [0.0; MAX_CONTACT_POINTS];
+        for m in 0..n {
+            let f = self.point_state(normal_force_n, k, m, x[m], x[n + m]).force_n;
+            forces[m] = if f.is_finite() { f } else { 0.0 };
+        }
+        for sweep in 1..=MAX_SWEEPS {
+            let mut largest_change: f64 = 0.0;
+            for m in 0..n {
+                let others: f64 = (0..n).filter(|&j| j != m).map(|j| c[m][j] * forces[j]).sum();
+                let a = system.free_velocity_mps[m] - others;
+                let b = c[m][m];
+                let start = if x[m].is_finite() { x[m] } else { a };
+                let v = self.solve_scalar(normal_force_n, k, m, a, b, start);
+                let r = self.deflection_for(normal_force_n, k, m, a, b, v);
+                largest_change = largest_change.max((v - x[m]).abs());
+                x[m] = v;
+                x[n + m] = r;
+                forces[m] = self.point_state(normal_force_n, k, m, v, r).force_n;
+            }
+            if !largest_change.is_finite() {
+                return sweep;
+            }
+            if largest_change <= self.tolerance_mps {
+                return sweep;
+            }
+        }
+        MAX_SWEEPS
+    }
+
+    /// Lifts the bow: no force, and the bristles relax.
+    fn lift(&mut self, system: &ContactSystem) -> ContactSolution {
+        let released_energy_j = self.energy_j();
+        self.z_half = [0.0; MAX_CONTACT_POINTS];
+        self.last_rate_mps = [0.0; MAX_CONTACT_POINTS];
+        for m in 0..self.points {
+            let a = system.free_velocity_mps[m];
+            self.last_velocity_mps[m] = if a.is_finite() { a } else { 0.0 };
+        }
+        ContactSolution { velocity_mps: self.last_velocity_mps, lifted: true, released_energy_j, ..ContactSolution::default() }
+    }
+
+    /// Solves one sample with `normal_force_n` pressing at each point, and commits the new
+    /// bristle state.
+    pub fn solve(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
+        debug_assert_eq!(system.points, self.points);
+        let n = self.points;
+        let k = time_step_s;
+        let finite_input = system.free_velocity_mps[..n].iter().all(|a| a.is_finite());
+        if !(normal_force_n >= MIN_NORMAL_FORCE_N) || !normal_force_n.is_finite() || !finite_input {
+            return self.lift(system);
+        }
+        let mut x = [0.0; MAX_UNKNOWNS];
+        for m in 0..n {
+            let v = self.last_velocity_mps[m];
+            let rate = self.last_rate_mps[m];
+            x[m] = if v.is_finite() { v } else { 0.0 };
+            x[n + m] = self.z_half[m] + if rate.is_finite() { 0.5 * k * rate } else { 0.0 };
+        }
+        let cap = self.max_newton_steps.clamp(1, MAX_NEWTON_STEPS);
+        let (converged, iterations) = self.newton(system, normal_force_n, k, &mut x, cap);
+        let fell_back = !converged;
+        if fell_back {
+            self.stats.fallbacks += 1;
+            self.stats.record(MAX_NEWTON_STEPS);
+            let newton_best = x;
+            let newton_merit = self.evaluate(system, normal_force_n, k, &x).merit;
+            self.gauss_seidel(system, normal_force_n, k, &mut x);
+            self.newton(system, normal_force_n, k, &mut x, MAX_NEWTON_STEPS);
+            let merit = self.evaluate(system, normal_force_n, k, &x).merit;
+            if !(merit <= newton_merit) && newton_merit.is_finite() {
+                x = newton_best;
+            }
+        } else {
+            self.stats.record(iterations);
+        }
+
+        let mut solution = ContactSolution { iterations: if fell_back { MAX_NEWTON_STEPS } else { iterations }, fell_back, ..ContactSolution::default() };
+        for m in 0..n {
+            let state = self.point_state(normal_force_n, k, m, x[m], x[n + m]);
+            solution.velocity_mps[m] = x[m];
+            solution.deflection_m[m] = x[n + m];
+            solution.deflection_rate_mps[m] = state.rate_mps;
+            solution.force_n[m] = state.force_n;
+        }
+        let finite = (0..n).all(|m| solution.force_n[m].is_finite() && solution.deflection_m[m].is_finite() && solution.velocity_mps[m].is_finite());
+        if !finite {
+            return self.lift(system);
+        }
+        for m in 0..n {
+            self.z_half[m] = 2.0 * solution.deflection_m[m] - self.z_half[m];
+            self.last_velocity_mps[m] = solution.velocity_mps[m];
+            self.last_rate_mps[m] = solution.deflection_rate_mps[m];
+        }
+        solution
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point_friction(points: usize) -> ElastoPlasticParams {
+        let table = ElastoPlasticParams::matusiak2025();
+        ElastoPlasticParams { bristle_stiffness_n_per_m: table.bristle_stiffness_n_per_m / points as f64, bristle_damping_kg_per_s: table.bristle_damping_kg_per_s / points as f64, ..table }
+    }
+
+    /// Overlapping points, like four points 2.5 mm apart on a 4.4 mm grid, plus hair.
+    fn system(a: f64) -> ContactSystem {
+        let mut c = [[0.0; MAX_CONTACT_POINTS]; MAX_CONTACT_POINTS];
+        for m in 0..4 {
+            for j in 0..4 {
+                let d = (m as f64 - j as f64).abs();
+                c[m][j] = 0.16 * (-0.4 * d * d).exp();
+            }
+            c[m][m] += 0.01;
+        }
+        ContactSystem { points: 4, free_velocity_mps: [a, a * 1.01, a * 0.99, a * 1.02], mobility_s_per_kg: c }
+    }
+
+    /// The full `2M x 2M` Jacobian of eqs. 60-61, assembled from an evaluation.
+    fn full_jacobian(system: &ContactSystem, k: f64, e: &Evaluation) -> [[f64; MAX_UNKNOWNS]; MAX_UNKNOWNS] {
+        let n = system.points;
+        let c = &system.mobility_s_per_kg;
+        let mut jac = [[0.0; MAX_UNKNOWNS]; MAX_UNKNOWNS];
+        for m in 0..n {
+            for j in 0..n {
+                jac[m][j] = c[m][j] * e.states[j].d_force_d_velocity;
+                jac[m][n + j] = c[m][j] * e.states[j].d_force_d_deflection;
+            }
+            jac[m][m] += 1.0;
+            jac[n + m][m] = -e.states[m].d_rate_d_velocity;
+            jac[n + m][n + m] = 2.0 / k - e.states[m].d_rate_d_deflection;
+        }
+        jac
+    }
+
+    #[test]
+    fn the_jacobian_matches_finite_differences_and_the_reduced_step_the_full_one() {
+        let mut contact = BristleContact::new(point_friction(4), 4);
+        contact.z_half = [2e-6, 5e-6, -1e-6, 6.5e-6];
+        let sys = system(-0.2);
+        let k = 1.0 / 44_100.0;
+        let x = [0.05, 0.12, -0.3, 0.2, 3e-6, 5.5e-6, -2e-6, 6.9e-6];
+        let evaluation = contact.evaluate(&sys, 0.6, k, &x);
+        let jac = full_jacobian(&sys, k, &evaluation);
+        for col in 0..8 {
+            let delta = if col < 4 { 1e-7 } else { 1e-13 };
+            let (mut up, mut down) = (x, x);
+            up[col] += delta;
+            down[col] -= delta;
+            let ru = contact.evaluate(&sys, 0.6, k, &up).residual;
+            let rd = contact.evaluate(&sys, 0.6, k, &down).residual;
+            for row in 0..8 {
+                let numeric = (ru[row] - rd[row]) / (2.0 * delta);
+                assert!((jac[row][col] - numeric).abs() <= 1e-5 * (1.0 + numeric.abs()), "J[{row}][{col}] = {} vs {numeric}", jac[row][col]);
+            }
+        }
+        let mut full = jac;
+        let mut step = evaluation.residual;
+        assert!(solve_dense_in_place(&mut full, &mut step, 8));
+        let reduced = contact.newton_step(&sys, k, &evaluation).unwrap();
+        for i in 0..8 {
+            assert!((reduced[i] - step[i]).abs() <= 1e-9 * step[i].abs().max(if i < 4 { 1e-6 } else { 1e-12 }), "step {i}: {} vs {}", reduced[i], step[i]);
+        }
+    }
+
+    #[test]
+    fn the_fallback_finds_the_root_newton_finds() {
+        let k = 1.0 / 44_100.0;
+        for a in [-1.5, -0.3, 0.02, 0.4] {
+            let mut newton = BristleContact::new(point_friction(4), 4);
+            newton.tolerance_mps = 1e-13;
+            newton.z_half = [4e-6, 4.2e-6, 3.9e-6, 4.1e-6];
+            let mut fallback = newton.clone();
+            fallback.max_newton_steps = 1;
+            fallback.set_warm_start(50.0, -1e3);
+            let sys = system(a);
+            let expected = newton.solve(&sys, 0.6, k);
+            let got = fallback.solve(&sys, 0.6, k);
+            assert!(!expected.fell_back && got.fell_back, "a = {a}");
+            for m in 0..4 {
+                assert!((expected.velocity_mps[m] - got.velocity_mps[m]).abs() < 1e-9, "a = {a}: {:?} vs {:?}", expected.velocity_mps, got.velocity_mps);
+            }
+        }
+    }
+
+    #[test]
+    fn no_force_lifts_the_bow_and_releases_the_bristles() {
+        let mut contact = BristleContact::new(point_friction(2), 2);
+        contact.z_half = [1e-6, 2e-6, 0.0, 0.0];
+        let energy = contact.energy_j();
+        let sys = ContactSystem { points: 2, free_velocity_mps: [0.1, 0.1, 0.0, 0.0], mobility_s_per_kg: [[0.1, 0.05, 0.0, 0.0], [0.05, 0.1, 0.0, 0.0], [0.0; 4], [0.0; 4]] };
+        let s = contact.solve(&sys, 0.0, 1.0 / 44_100.0);
+        assert!(s.lifted && s.force_n == [0.0; 4]);
+        assert_eq!(s.released_energy_j, energy);
+        assert_eq!(contact.energy_j(), 0.0);
+    }
+}

@@ -1,0 +1,206 @@
+//! The bow-string contact: the elasto-plastic friction force and the string's response,
+//! solved together each sample by a 2x2 Newton-Raphson iteration (willemsen2019 eqs. 12-20;
+//! `MODELS.md` section 1).
+//!
+//! With `v_free` the relative velocity the contact point would have with no bow force, the
+//! scheme gives `v = v_free - coupling * f(v, z)`, `coupling = k (I.J) / (2 rho A (1 + sigma0 k))`,
+//! where `I.J = sum(w^2) / h` (so `v` is the string's true relative velocity). The bristle
+//! follows the trapezoid rule, `r(v, z) = (2/k)(z - z_prev) - r_prev`.
+
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::friction::dupont::ElastoPlasticParams;
+use crate::friction::newton::{solve_2x2, IterationStats};
+
+/// Below this normal force the bow is off the string.
+pub const MIN_NORMAL_FORCE_N: f64 = 1e-6;
+/// The Newton step tolerance on the relative velocity.
+pub const VELOCITY_TOLERANCE_MPS: f64 = 1e-7;
+/// The Newton step tolerance on the bristle deflection, relative to `fS / s0`.
+pub const DEFLECTION_TOLERANCE: f64 = 1e-7;
+/// The iteration cap; past it the fallback is taken.
+pub const MAX_ITERATIONS: usize = 50;
+
+/// One sample's contact problem.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactInput {
+    /// The relative velocity with no bow force (string velocity minus bow velocity).
+    pub free_velocity_mps: f64,
+    /// `dv / df`, the string's point mobility over one step (s/kg).
+    pub coupling_s_per_kg: f64,
+    pub normal_force_n: f64,
+    pub time_step_s: f64,
+}
+
+/// The contact's result for one sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactOutput {
+    pub force_n: f64,
+    pub relative_velocity_mps: f64,
+    pub deflection_m: f64,
+    pub iterations: usize,
+    pub converged: bool,
+}
+
+/// The bow's friction state between samples.
+pub struct BowContact {
+    pub friction: ElastoPlasticParams,
+    deflection_m: f64,
+    rate_mps: f64,
+    velocity_mps: f64,
+    rng: Xoshiro256PlusPlus,
+    pub stats: IterationStats,
+}
+
+impl BowContact {
+    pub fn new(friction: ElastoPlasticParams, seed: u64) -> Self {
+        Self {
+            friction,
+            deflection_m: 0.0,
+            rate_mps: 0.0,
+            velocity_mps: 0.0,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            stats: IterationStats::default(),
+        }
+    }
+
+    /// Returns the bristle to rest and restarts the noise sequence.
+    pub fn reset(&mut self, seed: u64) {
+        self.deflection_m = 0.0;
+        self.rate_mps = 0.0;
+        self.velocity_mps = 0.0;
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    }
+
+    pub fn deflection_m(&self) -> f64 {
+        self.deflection_m
+    }
+
+    /// Uniform noise in [-1, 1].
+    #[inline]
+    fn noise(&mut self) -> f64 {
+        let bits = self.rng.next_u64() >> 11;
+        (bits as f64) * (2.0 / (1u64 << 53) as f64) - 1.0
+    }
+
+    /// Lifts the bow: no force, and the bristle relaxes.
+    pub fn lift(&mut self, free_velocity_mps: f64) -> ContactOutput {
+        self.deflection_m = 0.0;
+        self.rate_mps = 0.0;
+        self.velocity_mps = free_velocity_mps;
+        ContactOutput { force_n: 0.0, relative_velocity_mps: free_velocity_mps, deflection_m: 0.0, iterations: 0, converged: true }
+    }
+
+    /// Solves one sample of the contact and commits the new bristle state.
+    pub fn solve(&mut self, input: &ContactInput) -> ContactOutput {
+        let fn_n = input.normal_force_n;
+        if !(fn_n >= MIN_NORMAL_FORCE_N) || !input.free_velocity_mps.is_finite() {
+            return self.lift(if input.free_velocity_mps.is_finite() { input.free_velocity_mps } else { 0.0 });
+        }
+        let noise = self.noise();
+        let p = self.friction;
+        let k = input.time_step_s;
+        let kf = input.coupling_s_per_kg;
+        let v_free = input.free_velocity_mps;
+        let z_prev = self.deflection_m;
+        let r_prev = self.rate_mps;
+        let z_tol = DEFLECTION_TOLERANCE * p.static_coefficient * fn_n / p.bristle_stiffness_n_per_m;
+
+        let residuals = |v: f64, z: f64| {
+            let r = p.bristle_rate(fn_n, v, z);
+            let f = p.force_n(fn_n, v, z, r.rate_mps, noise);
+            (v - v_free + kf * f, r.rate_mps - 2.0 / k * (z - z_prev) + r_prev, r, f)
+        };
+
+        // Warm start from the previous sample. Each pass evaluates the residual and the
+        // Jacobian at (v, z); when the Newton step from there is below tolerance, (v, z) is
+        // accepted as it stands, so the force needs no extra evaluation.
+        let mut v = self.velocity_mps;
+        let mut z = z_prev;
+        let mut accepted = None;
+        let mut iterations = 0;
+        while iterations < MAX_ITERATIONS {
+            iterations += 1;
+            let (g1, g2, r, f) = residuals(v, z);
+            let j11 = 1.0 + kf * (p.bristle_damping_kg_per_s * r.d_rate_d_velocity + p.viscous_damping_kg_per_s);
+            let j12 = kf * (p.bristle_stiffness_n_per_m + p.bristle_damping_kg_per_s * r.d_rate_d_deflection);
+            let j21 = r.d_rate_d_velocity;
+            let j22 = r.d_rate_d_deflection - 2.0 / k;
+            let Some((dv, dz)) = solve_2x2(j11, j12, j21, j22, g1, g2) else { break };
+            if dv.abs() < VELOCITY_TOLERANCE_MPS && dz.abs() < z_tol {
+                accepted = Some((r.rate_mps, f));
+                break;
+            }
+            v -= dv;
+            z -= dz;
+            if !(v.is_finite() && z.is_finite()) {
+                break;
+            }
+        }
+
+        let converged = accepted.is_some();
+        let (rate, force) = match accepted {
+            Some(found) => found,
+            None => {
+                self.stats.fallbacks += 1;
+                (v, z) = self.fallback(input, noise);
+                let (_, _, r, f) = residuals(v, z);
+                (r.rate_mps, f)
+            }
+        };
+        self.stats.record(iterations);
+        self.velocity_mps = v;
+        self.deflection_m = z;
+        self.rate_mps = rate;
+        ContactOutput { force_n: force, relative_velocity_mps: v, deflection_m: z, iterations, converged }
+    }
+
+    /// The fallback when Newton fails: the same two equations, solved by nested bisection.
+    /// For a fixed `v`, `g2` is strictly decreasing in `z` (r falls with z, and so does
+    /// `-2z/k`), so it has one root `z(v)`; `g1(v, z(v))` is negative far below and positive
+    /// far above any root in `v`. Both loops are bounded, and the answer is always finite.
+    fn fallback(&self, input: &ContactInput, noise: f64) -> (f64, f64) {
+        let p = self.friction;
+        let fn_n = input.normal_force_n;
+        let k = input.time_step_s;
+        let z_prev = self.deflection_m;
+        let r_prev = self.rate_mps;
+        let z_span = 4.0 * p.steady_state_deflection_m(fn_n, 0.0) + z_prev.abs() + k * r_prev.abs();
+        let deflection_for = |v: f64| {
+            let g2 = |z: f64| p.bristle_rate(fn_n, v, z).rate_mps - 2.0 / k * (z - z_prev) + r_prev;
+            let mut lo = z_prev - z_span - k * v.abs();
+            let mut hi = z_prev + z_span + k * v.abs();
+            for _ in 0..60 {
+                let mid = 0.5 * (lo + hi);
+                if g2(mid) > 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            0.5 * (lo + hi)
+        };
+        let g1 = |v: f64| {
+            let z = deflection_for(v);
+            let r = p.bristle_rate(fn_n, v, z);
+            v - input.free_velocity_mps + input.coupling_s_per_kg * p.force_n(fn_n, v, z, r.rate_mps, noise)
+        };
+        let reach = 1.0 + input.free_velocity_mps.abs() + 2.0 * input.coupling_s_per_kg * (p.static_coefficient * fn_n + p.bristle_stiffness_n_per_m * z_span);
+        let mut lo = input.free_velocity_mps - reach;
+        let mut hi = input.free_velocity_mps + reach;
+        if !(g1(lo) <= 0.0 && g1(hi) >= 0.0) {
+            return (input.free_velocity_mps, 0.0);
+        }
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if g1(mid) > 0.0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        let v = 0.5 * (lo + hi);
+        (v, deflection_for(v))
+    }
+}

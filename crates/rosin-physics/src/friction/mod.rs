@@ -1,0 +1,16 @@
+//! The friction laws of the seed papers and their per-sample solves, each at one contact
+//! that sees the line `v = v_free - c f` of whichever resonator it bows:
+//!
+//! - [`dupont`], [`dupont_contact`]: Dupont's elasto-plastic model with willemsen2019's
+//!   corrected adhesion map, solved with the string by a 2x2 Newton iteration
+//!   (`MODELS.md` section 1).
+//! - [`refined`]: matusiak2025's passive refined elasto-plastic model (section 2).
+//! - [`hyperbolic`], [`dahl`]: serafin1999's two laws (section 4).
+//! - [`newton`]: the small dense solves the iterations share.
+
+pub mod dahl;
+pub mod dupont;
+pub mod dupont_contact;
+pub mod hyperbolic;
+pub mod newton;
+pub mod refined;

@@ -1,0 +1,163 @@
+//! Small dense linear solves for the per-sample Newton-Raphson iterations: the 2x2 system of
+//! willemsen2019's bow (eqs. 12-20) and the MxM contact system of matusiak2025's
+//! finite-width bow (`MODELS.md` sections 1 and 2).
+
+/// Solves `[a11 a12; a21 a22] x = [b1; b2]` by Cramer's rule. Returns `None` when the matrix
+/// is singular to working precision, so callers can take their fallback.
+#[inline]
+pub fn solve_2x2(a11: f64, a12: f64, a21: f64, a22: f64, b1: f64, b2: f64) -> Option<(f64, f64)> {
+    let det = a11 * a22 - a12 * a21;
+    let scale = (a11.abs() + a12.abs()) * (a21.abs() + a22.abs());
+    if !det.is_finite() || det.abs() <= 1e-300 || det.abs() <= 1e-14 * scale {
+        return None;
+    }
+    let x1 = (b1 * a22 - a12 * b2) / det;
+    let x2 = (a11 * b2 - a21 * b1) / det;
+    (x1.is_finite() && x2.is_finite()).then_some((x1, x2))
+}
+
+/// How many Newton iterations each solve took, for the statistics the tests check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IterationStats {
+    /// `histogram[i]` counts solves that took `i` iterations (the last bin collects the cap).
+    pub histogram: [u64; 64],
+    /// Solves that failed to converge within the cap and took the fallback.
+    pub fallbacks: u64,
+}
+
+impl Default for IterationStats {
+    fn default() -> Self {
+        Self { histogram: [0; 64], fallbacks: 0 }
+    }
+}
+
+impl IterationStats {
+    pub fn record(&mut self, iterations: usize) {
+        let bin = iterations.min(self.histogram.len() - 1);
+        self.histogram[bin] += 1;
+    }
+
+    pub fn merge(&mut self, other: &IterationStats) {
+        for (a, b) in self.histogram.iter_mut().zip(other.histogram.iter()) {
+            *a += b;
+        }
+        self.fallbacks += other.fallbacks;
+    }
+
+    pub fn solves(&self) -> u64 {
+        self.histogram.iter().sum()
+    }
+
+    /// The median number of iterations, or `None` when nothing was solved.
+    pub fn median(&self) -> Option<usize> {
+        let total = self.solves();
+        if total == 0 {
+            return None;
+        }
+        let mut seen = 0;
+        for (iterations, count) in self.histogram.iter().enumerate() {
+            seen += count;
+            if 2 * seen >= total {
+                return Some(iterations);
+            }
+        }
+        None
+    }
+
+    pub fn max(&self) -> Option<usize> {
+        self.histogram.iter().rposition(|&c| c > 0)
+    }
+}
+
+/// Solves `a x = b` for the leading `n x n` block of `a` by Gaussian elimination with
+/// partial pivoting, in place: on return `b[..n]` holds `x` and `a` is overwritten. Returns
+/// `false`, leaving `b` unusable, when a pivot is zero or negligible against its column
+/// (singular to working precision) or the result is not finite, so callers can take their
+/// fallback. Fixed-size storage: no allocation, `O(n^3)` with `n <= N`.
+#[inline]
+pub fn solve_dense_in_place<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N], n: usize) -> bool {
+    debug_assert!(n <= N);
+    for col in 0..n {
+        let mut pivot_row = col;
+        let mut pivot_abs = a[col][col].abs();
+        for row in col + 1..n {
+            let x = a[row][col].abs();
+            if x > pivot_abs {
+                pivot_abs = x;
+                pivot_row = row;
+            }
+        }
+        let row_scale = a[pivot_row][..n].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        if !(pivot_abs > 1e-300) || pivot_abs <= 1e-14 * row_scale {
+            return false;
+        }
+        if pivot_row != col {
+            a.swap(pivot_row, col);
+            b.swap(pivot_row, col);
+        }
+        let inverse = 1.0 / a[col][col];
+        for row in col + 1..n {
+            let factor = a[row][col] * inverse;
+            if factor != 0.0 {
+                for c in col + 1..n {
+                    a[row][c] -= factor * a[col][c];
+                }
+                b[row] -= factor * b[col];
+            }
+        }
+    }
+    for row in (0..n).rev() {
+        let mut sum = b[row];
+        for c in row + 1..n {
+            sum -= a[row][c] * b[c];
+        }
+        b[row] = sum / a[row][row];
+    }
+    b[..n].iter().all(|x| x.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solves_and_rejects_singular() {
+        let (x, y) = solve_2x2(2.0, 1.0, 1.0, 3.0, 5.0, 10.0).unwrap();
+        assert!((x - 1.0).abs() < 1e-12 && (y - 3.0).abs() < 1e-12);
+        assert!(solve_2x2(1.0, 2.0, 2.0, 4.0, 1.0, 1.0).is_none());
+    }
+
+    #[test]
+    fn median_of_histogram() {
+        let mut s = IterationStats::default();
+        for i in [2, 3, 3, 4, 9] {
+            s.record(i);
+        }
+        assert_eq!(s.median(), Some(3));
+        assert_eq!(s.max(), Some(9));
+    }
+
+    #[test]
+    fn dense_solve_matches_a_known_system_and_rejects_singular() {
+        let mut a = [[0.0; 4]; 4];
+        let rows = [[0.0, 2.0, 1.0, 0.0], [1.0, 1.0, 0.0, 3.0], [4.0, 0.0, 1.0, 1.0], [0.0, 1.0, 5.0, 2.0]];
+        let x = [1.0, -2.0, 0.5, 3.0];
+        let mut b = [0.0; 4];
+        for i in 0..4 {
+            a[i] = rows[i];
+            b[i] = (0..4).map(|j| rows[i][j] * x[j]).sum();
+        }
+        assert!(solve_dense_in_place(&mut a, &mut b, 4));
+        for i in 0..4 {
+            assert!((b[i] - x[i]).abs() < 1e-12, "{b:?}");
+        }
+        // Only the leading block is used.
+        let mut a = [[1.0, 2.0, 9.0], [3.0, 4.0, 9.0], [9.0, 9.0, 0.0]];
+        let mut b = [5.0, 11.0, 7.0];
+        assert!(solve_dense_in_place(&mut a, &mut b, 2));
+        assert!((b[0] - 1.0).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12);
+        let mut a = [[1.0, 2.0], [2.0, 4.0]];
+        let mut b = [1.0, 1.0];
+        assert!(!solve_dense_in_place(&mut a, &mut b, 2));
+    }
+}

@@ -1,0 +1,24 @@
+//! Rosin's physical models, free of any plugin framework, GUI or thread: every model takes
+//! its sample rate and controls as plain numbers, and can be built, tested and benchmarked
+//! alone. `README.md` beside this file maps each seed paper to the files that implement it.
+//!
+//! The families, lowest layer first (a family uses only those above it in this list):
+//!
+//! - [`string`]: the stiff string scheme, its grid design and tuning, the note strings,
+//!   the string sets and the player's intonation (willemsen2019).
+//! - [`friction`]: the friction laws and their per-sample solves: Dupont elasto-plastic
+//!   (willemsen2019), passive refined (matusiak2025), hyperbolic and Dahl (serafin1999),
+//!   and the small Newton solves they share.
+//! - [`body`]: the instrument body as a modal resonator bank.
+//! - [`bow`]: a bow on a string: the contact with whichever law, the bow hair, the
+//!   point-bowed string, the lumped test bed, and matusiak2025's finite-width bow with
+//!   torsional waves.
+//! - [`drum`]: onofrei2021's friction drum: membrane, tube and their rigid connection.
+//! - [`waveguide`]: serafin1999's digital waveguide string, bowed through the same contact.
+
+pub mod body;
+pub mod bow;
+pub mod drum;
+pub mod friction;
+pub mod string;
+pub mod waveguide;

@@ -1,0 +1,132 @@
+//! Intonation: the player's ear. A bowed string plays a little flat of its free
+//! vibration (the bow's grip lengthens each period, more so at high force and on low
+//! strings: a few cents here). Like a violinist who listens and adjusts the finger, this
+//! tracks the period of Helmholtz motion at the bow and nudges the wave speed until the
+//! bowed pitch sits on the note. It is Rosin's own, on willemsen2019's string
+//! (`MODELS.md` section 1): no seed paper models the player's ear.
+//!
+//! The period is taken between slip onsets: the moment each period when the relative
+//! velocity leaves the bow (reaches the bow's speed, against the bow's direction).
+//! Periods far from the target (double slipping, transients, a lifted bow) are ignored.
+
+/// The most the correction may raise or lower the wave speed; the grid is designed for it.
+pub const MAX_CORRECTION: f64 = crate::string::note_string::WAVE_SPEED_HEADROOM;
+/// Periods this far from the target are not Helmholtz periods and are ignored.
+const ACCEPTED_PERIOD_RATIO: f64 = 0.08;
+/// Accepted periods to see before correcting, so the attack transient is not judged.
+const SETTLE_PERIODS: u32 = 4;
+
+/// Tracks the bowed period and holds the wave-speed correction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Intonation {
+    target_period_samples: f64,
+    /// `x = -sign(vB) v` at the previous sample: positive while slipping.
+    previous_slip: f64,
+    samples_since_onset: f64,
+    has_onset: bool,
+    /// Re-armed once the string sticks again, so ripples during a slip are not onsets.
+    armed: bool,
+    accepted: u32,
+    onsets: u32,
+    correction: f64,
+}
+
+impl Intonation {
+    /// Tracks toward a period of `target_period_samples` (at the rate the string runs at).
+    pub fn new(target_period_samples: f64) -> Self {
+        Self { target_period_samples, previous_slip: 0.0, samples_since_onset: 0.0, has_onset: false, armed: false, accepted: 0, onsets: 0, correction: 1.0 }
+    }
+
+    /// Moves the target (a stopping finger shortens the period).
+    pub fn set_target_period(&mut self, target_period_samples: f64) {
+        self.target_period_samples = target_period_samples;
+    }
+
+    /// The factor to apply to the tuned wave speed.
+    pub fn correction(&self) -> f64 {
+        self.correction
+    }
+
+    /// The number of slips seen so far (Helmholtz motion has one per period).
+    pub fn slips(&self) -> u32 {
+        self.onsets
+    }
+
+    /// The number of Helmholtz periods seen so far.
+    pub fn periods(&self) -> u32 {
+        self.accepted
+    }
+
+    /// Feeds one sample of relative velocity at the bow, with the bow's own velocity.
+    /// `strength` in [0, 1] sets how much of each period's error is corrected (0: none).
+    #[inline]
+    pub fn observe(&mut self, relative_velocity_mps: f64, bow_velocity_mps: f64, strength: f64) {
+        self.samples_since_onset += 1.0;
+        let speed = bow_velocity_mps.abs();
+        if speed < 1e-4 {
+            self.has_onset = false;
+            self.previous_slip = 0.0;
+            return;
+        }
+        let slip = -bow_velocity_mps.signum() * relative_velocity_mps;
+        // Helmholtz slips run at vB (1 - beta) / beta, at least the bow's speed; the stick
+        // phase jitters well below it (bow noise).
+        let threshold = speed;
+        if slip < 0.3 * speed {
+            self.armed = true;
+        }
+        if self.armed && self.previous_slip < threshold && slip >= threshold {
+            self.armed = false;
+            // Sub-sample crossing time, counted back from this sample.
+            let fraction = (slip - threshold) / (slip - self.previous_slip);
+            let period = self.samples_since_onset - fraction;
+            self.onsets += 1;
+            if self.has_onset && (period / self.target_period_samples - 1.0).abs() < ACCEPTED_PERIOD_RATIO {
+                self.accepted += 1;
+                if self.accepted > SETTLE_PERIODS && strength > 0.0 {
+                    // A long period means flat: raise the wave speed in proportion.
+                    let error = period / self.target_period_samples - 1.0;
+                    let gain = 0.1 * strength.clamp(0.0, 1.0);
+                    self.correction = (self.correction * (1.0 + gain * error)).clamp(1.0 / MAX_CORRECTION, MAX_CORRECTION);
+                }
+            }
+            self.has_onset = true;
+            self.samples_since_onset = fraction;
+        }
+        self.previous_slip = slip;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sawtooth-like relative velocity: stick (0) then a slip of 10 samples, with period
+    /// `period` samples.
+    fn feed(tracker: &mut Intonation, period: f64, samples: usize) {
+        for n in 0..samples {
+            let phase = (n as f64 / period).fract() * period;
+            let v = if phase < 10.0 { -0.5 } else { 0.0 };
+            tracker.observe(v, 0.1, 1.0);
+        }
+    }
+
+    #[test]
+    fn raises_the_wave_speed_when_flat_and_stays_bounded() {
+        let mut tracker = Intonation::new(100.0);
+        feed(&mut tracker, 100.5, 20_000);
+        assert!(tracker.correction() > 1.0 && tracker.correction() <= MAX_CORRECTION);
+        assert!(tracker.periods() > 150);
+        let mut sharp = Intonation::new(100.0);
+        feed(&mut sharp, 99.5, 20_000);
+        assert!(sharp.correction() < 1.0);
+    }
+
+    #[test]
+    fn ignores_periods_that_are_not_helmholtz() {
+        let mut tracker = Intonation::new(100.0);
+        feed(&mut tracker, 50.0, 10_000);
+        assert_eq!(tracker.periods(), 0);
+        assert_eq!(tracker.correction(), 1.0);
+    }
+}

@@ -1,0 +1,96 @@
+//! The family of strings that MIDI notes play: one physical string per note, designed so
+//! that every note responds to the bow the same way.
+//!
+//! - **Same wave impedance** `Z = rho A c` on every note (that of willemsen2019's A4 string,
+//!   5.42 kg/s). Schelleng's playable force range scales with `Z`
+//!   (`F_max = 2 Z vB / (beta (muS - muC))`), so a bow force that gives Helmholtz motion on
+//!   one note gives it on all of them: this is how the bow force is mapped into each string's
+//!   playable range.
+//! - **Same inharmonicity** `B = pi^2 E I / (T L^2)` (willemsen2019's G3 string has about
+//!   1e-4), so `kappa = sqrt(B) c L / pi`.
+//! - **Same loss per frequency**: a mode at frequency `f` decays at
+//!   `sigma0 + sigma1_ref (pi f / c_ref)^2`, i.e. `sigma1 = sigma1_ref (c / c_ref)^2`, with the
+//!   reference being the A4 string of Table 1 (`sigma0 = 1`, `sigma1 = 5e-3`).
+
+use crate::string::stiff_string::StringMaterial;
+use crate::string::tuning::{tune_grid, PitchTarget, SchemeGrid, TuningRequest};
+
+/// Table 1's A4 string: rho 7850, r 5e-4, c = 2 * 440 * 1 m.
+pub const REFERENCE_IMPEDANCE_KG_PER_S: f64 = 7850.0 * std::f64::consts::PI * 5e-4 * 5e-4 * 880.0;
+pub const REFERENCE_WAVE_SPEED_MPS: f64 = 880.0;
+pub const STRING_LENGTH_M: f64 = 1.0;
+pub const DEFAULT_INHARMONICITY: f64 = 1e-4;
+pub const REFERENCE_SIGMA0_PER_S: f64 = 1.0;
+pub const REFERENCE_SIGMA1_M2_PER_S: f64 = 5e-3;
+/// The largest damping scale the controls allow; grids are designed for it.
+pub const MAX_DAMPING_SCALE: f64 = 10.0;
+/// How far the wave speed may be raised while a note sounds (about 51 cents), for
+/// intonation; grids are designed for it. Light strings (a violin's, 60 N) bowed near their
+/// largest force play up to about 40 cents flat of their free pitch in this model (the
+/// bristles' give lengthens each stick), so an open string needs that much correction.
+pub const WAVE_SPEED_HEADROOM: f64 = 1.03;
+
+/// The design of a note's string, apart from its pitch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NoteStringDesign {
+    pub impedance_kg_per_s: f64,
+    pub inharmonicity: f64,
+    pub length_m: f64,
+    /// Multiplies both loss terms (the "Damping" control).
+    pub damping_scale: f64,
+    /// The string's own losses: `sigma1` is given at the wave speed `loss_wave_speed_mps` and
+    /// scales with `c^2` from there, so a re-tuned string keeps its loss per frequency.
+    pub sigma0_per_s: f64,
+    pub sigma1_m2_per_s: f64,
+    pub loss_wave_speed_mps: f64,
+}
+
+impl Default for NoteStringDesign {
+    fn default() -> Self {
+        Self {
+            impedance_kg_per_s: REFERENCE_IMPEDANCE_KG_PER_S,
+            inharmonicity: DEFAULT_INHARMONICITY,
+            length_m: STRING_LENGTH_M,
+            damping_scale: 1.0,
+            sigma0_per_s: REFERENCE_SIGMA0_PER_S,
+            sigma1_m2_per_s: REFERENCE_SIGMA1_M2_PER_S,
+            loss_wave_speed_mps: REFERENCE_WAVE_SPEED_MPS,
+        }
+    }
+}
+
+impl NoteStringDesign {
+    /// The loss coefficients `(sigma0, sigma1)` of this string at its nominal wave speed `c`
+    /// and a damping scale.
+    pub fn losses_at(&self, nominal_wave_speed_mps: f64, damping_scale: f64) -> (f64, f64) {
+        let ratio = nominal_wave_speed_mps / self.loss_wave_speed_mps;
+        (self.sigma0_per_s * damping_scale, self.sigma1_m2_per_s * ratio * ratio * damping_scale)
+    }
+
+    /// `2 f0 L`: the wave speed of an ideal string at this pitch, which sets the losses.
+    pub fn nominal_wave_speed_mps(&self, frequency_hz: f64) -> f64 {
+        2.0 * frequency_hz * self.length_m
+    }
+
+    /// The grid and material of the string for `frequency_hz` at `sample_rate_hz`.
+    pub fn build(&self, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> (SchemeGrid, StringMaterial) {
+        let nominal_c = self.nominal_wave_speed_mps(frequency_hz);
+        let kappa = self.inharmonicity.sqrt() * nominal_c * self.length_m / std::f64::consts::PI;
+        let (sigma0, sigma1) = self.losses_at(nominal_c, self.damping_scale);
+        let (_, max_sigma1) = self.losses_at(nominal_c, MAX_DAMPING_SCALE);
+        let grid = tune_grid(&TuningRequest {
+            frequency_hz,
+            length_m: self.length_m,
+            kappa_m2_per_s: kappa,
+            sigma0_per_s: sigma0,
+            sigma1_m2_per_s: sigma1,
+            max_sigma1_m2_per_s: max_sigma1,
+            sample_rate_hz,
+            max_intervals,
+            wave_speed_headroom: WAVE_SPEED_HEADROOM,
+            target: PitchTarget::Helmholtz,
+        });
+        let material = StringMaterial { linear_density_kg_per_m: self.impedance_kg_per_s / grid.wave_speed_mps };
+        (grid, material)
+    }
+}

@@ -1,0 +1,309 @@
+//! The damped stiff string, simply supported at both ends, as an explicit finite-difference
+//! scheme (willemsen2019 eqs. 1-7; `MODELS.md` section 1).
+//!
+//! Node 0 is the nut (where the stopping finger is measured from) and node `N` the bridge.
+//! The update is split in two so a bow can be solved between them: [`StiffString::compute_free_update`]
+//! takes a step with no external force, and [`StiffString::apply_point_force`] adds a
+//! spread force to that step. Then [`StiffString::advance`] moves time on.
+
+use crate::string::interpolation::CubicPoint;
+use crate::string::tuning::SchemeGrid;
+
+/// The physical description of a string, apart from its grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StringMaterial {
+    /// `rho A`, the mass per unit length.
+    pub linear_density_kg_per_m: f64,
+}
+
+/// The coefficients of one update, divided through by `1 + sigma0 k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct UpdateCoefficients {
+    centre: f64,
+    neighbour: f64,
+    second_neighbour: f64,
+    previous_centre: f64,
+    previous_neighbour: f64,
+    /// `k^2 / (rho A (1 + sigma0 k))`: from a force density to a displacement.
+    force_to_displacement: f64,
+}
+
+/// A stiff string on its grid, with the state of three time levels.
+pub struct StiffString {
+    grid: SchemeGrid,
+    material: StringMaterial,
+    coefficients: UpdateCoefficients,
+    /// Nodes `-1 ..= N + 1` are stored at `0 ..= N + 2`: ghost nodes carry the simply
+    /// supported condition `u_{-1} = -u_1`, `u_{N+1} = -u_{N-1}`.
+    next: Box<[f64]>,
+    current: Box<[f64]>,
+    previous: Box<[f64]>,
+    max_intervals: usize,
+    /// `(l_f, alpha_f)` of eq. 23, when a finger stops the string.
+    finger: Option<(usize, f64)>,
+}
+
+const GHOST: usize = 1;
+/// How far before its clamped node eq. 23's finger stops the string, in grid intervals
+/// (measured: see [`StiffString::finger_for_stop_m`]).
+pub const FINGER_CLAMP_OFFSET_INTERVALS: f64 = 0.055;
+
+impl StiffString {
+    /// Allocates room for grids of up to `max_intervals` intervals. This is the only
+    /// allocation; configuring and stepping never allocate.
+    pub fn with_capacity(max_intervals: usize, grid: SchemeGrid, material: StringMaterial) -> Self {
+        let len = max_intervals + 3;
+        let mut string = Self {
+            grid,
+            material,
+            coefficients: UpdateCoefficients::default(),
+            next: vec![0.0; len].into_boxed_slice(),
+            current: vec![0.0; len].into_boxed_slice(),
+            previous: vec![0.0; len].into_boxed_slice(),
+            max_intervals,
+            finger: None,
+        };
+        string.configure(grid, material);
+        string
+    }
+
+    /// Puts the string on a new grid at rest.
+    pub fn configure(&mut self, grid: SchemeGrid, material: StringMaterial) {
+        assert!(grid.intervals <= self.max_intervals, "grid larger than the capacity");
+        self.grid = grid;
+        self.material = material;
+        self.finger = None;
+        self.reset();
+        self.update_coefficients();
+    }
+
+    /// Sets every node of every time level to rest.
+    pub fn reset(&mut self) {
+        self.next.fill(0.0);
+        self.current.fill(0.0);
+        self.previous.fill(0.0);
+    }
+
+    /// Changes the losses while the string sounds. Stability is the caller's contract: the
+    /// grid must have been designed for the largest `sigma1` it will see.
+    pub fn set_losses(&mut self, sigma0_per_s: f64, sigma1_m2_per_s: f64) {
+        if self.grid.sigma0_per_s != sigma0_per_s || self.grid.sigma1_m2_per_s != sigma1_m2_per_s {
+            self.grid.sigma0_per_s = sigma0_per_s;
+            self.grid.sigma1_m2_per_s = sigma1_m2_per_s;
+            self.update_coefficients();
+        }
+    }
+
+    /// Changes the wave speed while the string sounds (for intonation). Stability is the
+    /// caller's contract: the grid must have been designed with enough headroom.
+    pub fn set_wave_speed(&mut self, wave_speed_mps: f64) {
+        if self.grid.wave_speed_mps != wave_speed_mps {
+            self.grid.wave_speed_mps = wave_speed_mps;
+            self.update_coefficients();
+        }
+    }
+
+    fn update_coefficients(&mut self) {
+        let g = &self.grid;
+        let k = g.time_step_s;
+        let h = g.spacing_m();
+        let lambda_sq = (g.wave_speed_mps * k / h).powi(2);
+        let mu_sq = (g.kappa_m2_per_s * k / (h * h)).powi(2);
+        let s = 2.0 * g.sigma1_m2_per_s * k / (h * h);
+        let norm = 1.0 / (1.0 + g.sigma0_per_s * k);
+        self.coefficients = UpdateCoefficients {
+            centre: (2.0 - 2.0 * lambda_sq - 6.0 * mu_sq - 2.0 * s) * norm,
+            neighbour: (lambda_sq + 4.0 * mu_sq + s) * norm,
+            second_neighbour: -mu_sq * norm,
+            previous_centre: (-(1.0 - g.sigma0_per_s * k) + 2.0 * s) * norm,
+            previous_neighbour: -s * norm,
+            force_to_displacement: k * k * norm / self.material.linear_density_kg_per_m,
+        };
+    }
+
+    pub fn grid(&self) -> &SchemeGrid {
+        &self.grid
+    }
+
+    pub fn material(&self) -> &StringMaterial {
+        &self.material
+    }
+
+    pub fn intervals(&self) -> usize {
+        self.grid.intervals
+    }
+
+    /// The displacement `u^n` at nodes `0 ..= N`.
+    pub fn displacement(&self) -> &[f64] {
+        &self.current[GHOST..GHOST + self.grid.intervals + 1]
+    }
+
+    /// `u^{n-1}` at nodes `0 ..= N`.
+    pub fn previous_displacement(&self) -> &[f64] {
+        &self.previous[GHOST..GHOST + self.grid.intervals + 1]
+    }
+
+    /// The step being built, `u^{n+1}` at nodes `0 ..= N`, valid after
+    /// [`Self::compute_free_update`].
+    pub fn next_displacement(&self) -> &[f64] {
+        &self.next[GHOST..GHOST + self.grid.intervals + 1]
+    }
+
+    /// Whether node `l` moves (the two supports do not).
+    pub fn is_free_node(&self, node: usize) -> bool {
+        node > 0 && node < self.grid.intervals
+    }
+
+    /// Computes `u^{n+1}` with no external force.
+    pub fn compute_free_update(&mut self) {
+        let n = self.grid.intervals;
+        let c = self.coefficients;
+        // Node l is at index l + 1; interior nodes 1..=N-1 are at 2..=N, and the stencil
+        // reaches two nodes either side, so slices of equal length keep the loop free of
+        // bounds checks and let the compiler vectorise it.
+        let count = n - 1;
+        let u = &self.current[..n + 3];
+        let p = &self.previous[..n + 3];
+        let out = &mut self.next[2..2 + count];
+        let (u_m2, u_m1, u_0, u_p1, u_p2) = (&u[0..count], &u[1..1 + count], &u[2..2 + count], &u[3..3 + count], &u[4..4 + count]);
+        let (p_m1, p_0, p_p1) = (&p[1..1 + count], &p[2..2 + count], &p[3..3 + count]);
+        for i in 0..count {
+            out[i] = c.centre * u_0[i]
+                + c.neighbour * (u_m1[i] + u_p1[i])
+                + c.second_neighbour * (u_m2[i] + u_p2[i])
+                + c.previous_centre * p_0[i]
+                + c.previous_neighbour * (p_m1[i] + p_p1[i]);
+        }
+        // Node 1 reads the ghost u_{-1} = -u_1 through u_m2 at index 0, already set.
+        self.next[GHOST] = 0.0;
+        self.next[GHOST + n] = 0.0;
+    }
+
+    /// Adds the displacement that a point force `force_n` at `point` causes in the step
+    /// being built: `-k^2 J f / (rho A (1 + sigma0 k))`. Forces on fixed nodes are absorbed.
+    #[inline]
+    pub fn apply_point_force(&mut self, point: &CubicPoint, force_n: f64) {
+        let scale = self.coefficients.force_to_displacement * force_n / self.grid.spacing_m();
+        for (i, w) in point.weights.iter().enumerate() {
+            let node = point.first_index + i;
+            if self.is_free_node(node) {
+                self.next[GHOST + node] -= scale * w;
+            }
+        }
+    }
+
+    /// `k^2 / (rho A (1 + sigma0 k))`: the step's response to a unit force density.
+    pub fn force_to_displacement(&self) -> f64 {
+        self.coefficients.force_to_displacement
+    }
+
+    /// Stops the string with a finger at `position_m` from the nut (eq. 23), or releases it
+    /// with `None`. Within the first interval, only node 1 is damped (`1 - alpha^7`): node 0
+    /// is the nut itself.
+    pub fn set_finger(&mut self, position_m: Option<f64>) {
+        self.finger = position_m.and_then(|x| {
+            let in_intervals = x / self.grid.spacing_m();
+            let node = in_intervals.floor();
+            // Keep at least three free nodes beyond the finger.
+            (x > 0.0 && (node as usize) + 4 <= self.grid.intervals).then_some((node as usize, in_intervals - node))
+        });
+    }
+
+    /// Where eq. 23's finger must go for the string to sound stopped at `stop_m` from the
+    /// nut. Eq. 23 clamps nodes `l_f - 1` and `l_f` and only damps `l_f + 1`, so the string
+    /// sounds stopped about [`FINGER_CLAMP_OFFSET_INTERVALS`] before node `l_f`, and the
+    /// fraction `alpha_f` moves the stop towards the next node roughly as `alpha_f^7`
+    /// (measured on the A4 string at 48 kHz: 5.94, 5.95, 6.0, 6.28, 6.66 intervals for
+    /// `alpha_f` 0, 0.6, 0.76, 0.86, 0.95 at `l_f` = 6). This inverts both, so a finger
+    /// gliding along the string raises the pitch smoothly instead of in steps of one
+    /// interval; the intonation loop takes out what remains.
+    pub fn finger_for_stop_m(&self, stop_m: f64) -> f64 {
+        let h = self.grid.spacing_m();
+        let shifted = (stop_m / h + FINGER_CLAMP_OFFSET_INTERVALS).max(0.0);
+        let node = shifted.floor();
+        (node + (shifted - node).powf(1.0 / 7.0)) * h
+    }
+
+    /// The finger's `(l_f, alpha_f)`, if any.
+    pub fn finger(&self) -> Option<(usize, f64)> {
+        self.finger
+    }
+
+    /// Moves time on: `u^{n+1}` becomes `u^n`. Applies the finger and the ghost nodes first.
+    pub fn advance(&mut self) {
+        let n = self.grid.intervals;
+        if let Some((node, alpha)) = self.finger {
+            self.next[GHOST + node - 1] = 0.0;
+            self.next[GHOST + node] = 0.0;
+            self.next[GHOST + node + 1] *= 1.0 - alpha.powi(7);
+        }
+        self.next[0] = -self.next[GHOST + 1];
+        self.next[GHOST + n + 1] = -self.next[GHOST + n - 1];
+        std::mem::swap(&mut self.previous, &mut self.current);
+        std::mem::swap(&mut self.current, &mut self.next);
+    }
+
+    /// The transverse force of the string on the bridge (node `N`):
+    /// `T u_x(L) - EI u_xxx(L)`, from one-sided differences at the support.
+    pub fn bridge_force_n(&self) -> f64 {
+        let n = self.grid.intervals;
+        let h = self.grid.spacing_m();
+        let rho_a = self.material.linear_density_kg_per_m;
+        let tension = rho_a * self.grid.wave_speed_mps.powi(2);
+        let bending = rho_a * self.grid.kappa_m2_per_s.powi(2);
+        let u1 = self.current[GHOST + n - 1];
+        let u2 = self.current[GHOST + n - 2];
+        -tension * u1 / h + bending * (u2 - 2.0 * u1) / (h * h * h)
+    }
+
+    /// The scheme's conserved energy when lossless (J): kinetic plus potential terms over
+    /// the time levels `n` and `n - 1`. With losses it can only decrease.
+    pub fn energy_j(&self) -> f64 {
+        let n = self.grid.intervals;
+        let h = self.grid.spacing_m();
+        let k = self.grid.time_step_s;
+        let rho_a = self.material.linear_density_kg_per_m;
+        let tension = rho_a * self.grid.wave_speed_mps.powi(2);
+        let bending = rho_a * self.grid.kappa_m2_per_s.powi(2);
+        let u = &self.current;
+        let p = &self.previous;
+        let mut kinetic = 0.0;
+        let mut tension_term = 0.0;
+        let mut bending_term = 0.0;
+        for l in 0..=n {
+            let i = GHOST + l;
+            let velocity = (u[i] - p[i]) / k;
+            kinetic += velocity * velocity;
+            if l < n {
+                tension_term += (u[i + 1] - u[i]) * (p[i + 1] - p[i]);
+            }
+            let dxx_u = u[i + 1] - 2.0 * u[i] + u[i - 1];
+            let dxx_p = p[i + 1] - 2.0 * p[i] + p[i - 1];
+            // Nodes 0 and N carry half weight in the trapezoid inner product; their dxx is 0.
+            bending_term += dxx_u * dxx_p;
+        }
+        0.5 * rho_a * h * kinetic + 0.5 * tension * tension_term / h + 0.5 * bending * bending_term / (h * h * h)
+    }
+
+    /// Sets `u^n` and `u^{n-1}` (nodes `0 ..= N`, each of length `N + 1`); the supports
+    /// are held at zero. For initial conditions in tests and tools.
+    pub fn set_state(&mut self, current: &[f64], previous: &[f64]) {
+        let n = self.grid.intervals;
+        assert!(current.len() == n + 1 && previous.len() == n + 1, "state must have N + 1 nodes");
+        for l in 1..n {
+            self.current[GHOST + l] = current[l];
+            self.previous[GHOST + l] = previous[l];
+        }
+        for buffer in [&mut self.current, &mut self.previous] {
+            buffer[GHOST] = 0.0;
+            buffer[GHOST + n] = 0.0;
+            buffer[0] = -buffer[GHOST + 1];
+            buffer[GHOST + n + 1] = -buffer[GHOST + n - 1];
+        }
+    }
+
+    /// Whether the state is finite and inside `limit_m` everywhere.
+    pub fn is_sane(&self, limit_m: f64) -> bool {
+        self.displacement().iter().all(|x| x.abs() <= limit_m)
+    }
+}

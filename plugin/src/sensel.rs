@@ -1,0 +1,382 @@
+//! The Sensel Morph reader: a background thread per plugin instance that loads LibSensel
+//! at run time, finds and opens the pad, reads its contacts at 250 Hz and writes the
+//! mapped gestures into the instance's [`GestureBus`].
+//!
+//! - No library, or one without the expected symbols: "no Sensel", logged once per
+//!   process and reason, and the thread idles until the plugin goes.
+//! - Hot-plug: with no pad, discovery is retried every second. A read error (the pad was
+//!   unplugged) lifts every lane it was playing at once, so the bows lift smoothly
+//!   through the voices' release, and discovery starts again.
+//! - Several instances in one process: the pad belongs to one instance at a time, the
+//!   first to load the library, also while the pad is unplugged. The others wait, say so in
+//!   their editors, and take over when the owner goes away or when the user asks (the
+//!   editor's "Take over" button).
+//! - Dropping the reader stops the thread and joins it; every sleep is an unparkable wait,
+//!   so that is prompt.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use sensel_sys::{Library, CONTACT_END, FRAME_CONTENT_CONTACTS_MASK};
+
+use rosin_engine::controller::bus::{GestureBus, GestureSource};
+use rosin_engine::controller::gesture::PadLayout;
+use rosin_engine::controller::mapper::{PadMapper, Touch};
+
+/// How often the reader asks the pad for frames: above the papers' 150 Hz.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(4);
+/// How often a missing pad is looked for again.
+pub const DISCOVERY_INTERVAL: Duration = Duration::from_secs(1);
+/// The frame rate asked of the pad (the Morph scans at 125 to 1000 fps).
+pub const PAD_FRAME_RATE_HZ: u16 = 500;
+
+/// What the reader is doing, for the editor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SenselState {
+    Starting,
+    /// LibSensel could not be loaded; the reason.
+    NoLibrary(String),
+    /// The library is there; no pad is connected.
+    Searching,
+    /// Another Rosin instance in this process has the pad.
+    InUseElsewhere { owner: u64 },
+    Connected { serial: String },
+    Stopped,
+}
+
+impl std::fmt::Display for SenselState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Starting => write!(f, "Sensel: starting"),
+            Self::NoLibrary(reason) => write!(f, "No Sensel ({reason})"),
+            Self::Searching => write!(f, "Sensel: looking for a Morph"),
+            Self::InUseElsewhere { owner } => write!(f, "Sensel: played by Rosin #{owner}"),
+            Self::Connected { serial } => write!(f, "Sensel: {serial} connected"),
+            Self::Stopped => write!(f, "Sensel: stopped"),
+        }
+    }
+}
+
+/// How the pad maps, read at every frame (the host may automate it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PadSettings {
+    pub layout: PadLayout,
+    pub drum: bool,
+}
+
+/// Where the library comes from.
+#[derive(Clone, Debug, Default)]
+pub struct ReaderConfig {
+    /// None: the environment override (`ROSIN_SENSEL_LIB`), then the platform's names.
+    pub library: Option<PathBuf>,
+}
+
+/// The reader's state and counters, shared with the editor.
+pub struct SenselStatus {
+    state: Mutex<SenselState>,
+    frames: AtomicU64,
+    connections: AtomicU64,
+}
+
+impl SenselStatus {
+    pub fn state(&self) -> SenselState {
+        self.state.lock().map(|s| s.clone()).unwrap_or(SenselState::Stopped)
+    }
+
+    fn set(&self, state: SenselState) {
+        if let Ok(mut s) = self.state.lock() {
+            *s = state;
+        }
+    }
+
+    /// Pad frames read so far.
+    pub fn frames(&self) -> u64 {
+        self.frames.load(Ordering::Relaxed)
+    }
+
+    /// How many times a pad was opened (a re-plug counts again).
+    pub fn connections(&self) -> u64 {
+        self.connections.load(Ordering::Relaxed)
+    }
+}
+
+// ---- One pad, one owner: the process-wide arbitration between instances. ----
+
+static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(1);
+/// Per library path, the instance that plays its pad.
+static OWNERS: Mutex<Vec<(PathBuf, u64)>> = Mutex::new(Vec::new());
+
+fn owner_of(path: &Path) -> Option<u64> {
+    OWNERS.lock().ok()?.iter().find(|(p, _)| p == path).map(|(_, id)| *id)
+}
+
+/// Claims the pad for `instance` if nobody has it; returns the owner otherwise.
+fn claim(path: &Path, instance: u64) -> Result<(), u64> {
+    let Ok(mut owners) = OWNERS.lock() else { return Err(0) };
+    match owners.iter().find(|(p, _)| p == path) {
+        Some((_, owner)) if *owner != instance => Err(*owner),
+        Some(_) => Ok(()),
+        None => {
+            owners.push((path.to_path_buf(), instance));
+            Ok(())
+        }
+    }
+}
+
+fn release(path: &Path, instance: u64) {
+    if let Ok(mut owners) = OWNERS.lock() {
+        owners.retain(|(p, id)| !(p == path && *id == instance));
+    }
+}
+
+fn take_over(path: &Path, instance: u64) {
+    if let Ok(mut owners) = OWNERS.lock() {
+        owners.retain(|(p, _)| p != path);
+        owners.push((path.to_path_buf(), instance));
+    }
+}
+
+// ---- Logging each problem once. ----
+
+static REPORTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Logs `message` unless it was logged before in this process. Returns whether it logged.
+fn report_once(message: &str) -> bool {
+    let Ok(mut reported) = REPORTED.lock() else { return false };
+    if reported.iter().any(|m| m == message) {
+        return false;
+    }
+    reported.push(message.to_string());
+    nice_plug::nice_log!("{message}");
+    true
+}
+
+/// How often `message` was logged in this process (0 or 1).
+pub fn times_reported(message: &str) -> usize {
+    REPORTED.lock().map(|r| r.iter().filter(|m| *m == message).count()).unwrap_or(0)
+}
+
+// ---- The thread. ----
+
+struct Shared {
+    stop: AtomicBool,
+    /// The library's path once loaded, for taking over.
+    library_path: Mutex<Option<PathBuf>>,
+    status: Arc<SenselStatus>,
+}
+
+/// A running reader. Dropping it stops and joins the thread.
+pub struct SenselReader {
+    instance: u64,
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl SenselReader {
+    /// Starts the thread. `settings` is read at every frame.
+    pub fn spawn(config: ReaderConfig, bus: Arc<GestureBus>, settings: Arc<dyn Fn() -> PadSettings + Send + Sync>) -> Self {
+        let instance = NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed);
+        let status = Arc::new(SenselStatus { state: Mutex::new(SenselState::Starting), frames: AtomicU64::new(0), connections: AtomicU64::new(0) });
+        let shared = Arc::new(Shared { stop: AtomicBool::new(false), library_path: Mutex::new(None), status });
+        let thread_shared = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("rosin-sensel-{instance}"))
+            .spawn(move || {
+                let worker = Worker { instance, shared: thread_shared, bus, settings };
+                worker.run(config);
+                worker.shared.status.set(SenselState::Stopped);
+            })
+            .ok();
+        if thread.is_none() {
+            shared.status.set(SenselState::NoLibrary("the reader thread could not start".into()));
+        }
+        Self { instance, shared, thread }
+    }
+
+    /// This instance's number, as the editor shows it ("Rosin #n").
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+
+    pub fn status(&self) -> Arc<SenselStatus> {
+        self.shared.status.clone()
+    }
+
+    /// A handle for the editor: the state, and taking the pad over.
+    pub fn control(&self) -> SenselControl {
+        SenselControl { instance: self.instance, shared: self.shared.clone(), thread: self.thread.as_ref().map(|t| t.thread().clone()) }
+    }
+
+    /// Takes the pad from whichever instance has it.
+    pub fn take_over(&self) {
+        self.control().take_over();
+    }
+}
+
+/// The editor's handle on a reader.
+#[derive(Clone)]
+pub struct SenselControl {
+    instance: u64,
+    shared: Arc<Shared>,
+    thread: Option<std::thread::Thread>,
+}
+
+impl SenselControl {
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+
+    pub fn state(&self) -> SenselState {
+        self.shared.status.state()
+    }
+
+    pub fn frames(&self) -> u64 {
+        self.shared.status.frames()
+    }
+
+    /// Takes the pad from whichever instance has it; that one lifts its bows and waits.
+    pub fn take_over(&self) {
+        if let Some(path) = self.shared.library_path.lock().ok().and_then(|p| p.clone()) {
+            take_over(&path, self.instance);
+        }
+        if let Some(thread) = &self.thread {
+            thread.unpark();
+        }
+    }
+}
+
+impl Drop for SenselReader {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+    }
+}
+
+struct Worker {
+    instance: u64,
+    shared: Arc<Shared>,
+    bus: Arc<GestureBus>,
+    settings: Arc<dyn Fn() -> PadSettings + Send + Sync>,
+}
+
+impl Worker {
+    fn stopped(&self) -> bool {
+        self.shared.stop.load(Ordering::Acquire)
+    }
+
+    /// Waits `duration` or until woken (stop, take-over).
+    fn wait(&self, duration: Duration) {
+        let until = Instant::now() + duration;
+        while !self.stopped() {
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            std::thread::park_timeout(until - now);
+        }
+    }
+
+    fn run(&self, config: ReaderConfig) {
+        let loaded = match &config.library {
+            Some(path) => Library::open(path),
+            None => Library::open_default(),
+        };
+        let library = match loaded {
+            Ok(library) => library,
+            Err(error) => {
+                let message = error.to_string();
+                report_once(&message);
+                self.shared.status.set(SenselState::NoLibrary(message));
+                while !self.stopped() {
+                    std::thread::park();
+                }
+                return;
+            }
+        };
+        let path = library.path().to_path_buf();
+        if let Ok(mut p) = self.shared.library_path.lock() {
+            *p = Some(path.clone());
+        }
+        while !self.stopped() {
+            if let Err(owner) = claim(&path, self.instance) {
+                self.shared.status.set(SenselState::InUseElsewhere { owner });
+                self.wait(DISCOVERY_INTERVAL / 4);
+                continue;
+            }
+            let device = library.devices().ok().and_then(|devices| devices.into_iter().next()).and_then(|info| {
+                let serial = info.serial.clone();
+                library.open_device(&info).ok().map(|device| (device, serial))
+            });
+            match device {
+                Some((device, serial)) => {
+                    self.shared.status.connections.fetch_add(1, Ordering::Relaxed);
+                    self.shared.status.set(SenselState::Connected { serial });
+                    self.play(device, &path);
+                    if !self.stopped() && owner_of(&path) == Some(self.instance) {
+                        self.shared.status.set(SenselState::Searching);
+                    }
+                }
+                None => {
+                    // The claim is kept while searching: the pad comes back to this
+                    // instance when it is plugged in again.
+                    self.shared.status.set(SenselState::Searching);
+                    self.wait(DISCOVERY_INTERVAL);
+                }
+            }
+        }
+        release(&path, self.instance);
+    }
+
+    /// Reads the open pad until it goes away, the plugin stops or another instance takes
+    /// over; then lifts whatever it was playing.
+    fn play(&self, mut device: sensel_sys::Device, path: &Path) {
+        let info = device.sensor_info();
+        let mut mapper = PadMapper::new(info.width_mm as f64, info.height_mm as f64);
+        // A pad that refuses a setting still scans with its own; only reads can fail it.
+        let _ = device.set_frame_content(FRAME_CONTENT_CONTACTS_MASK);
+        let _ = device.set_max_frame_rate(PAD_FRAME_RATE_HZ);
+        let _ = device.start_scanning();
+        let started = Instant::now();
+        let mut last_read_s = 0.0;
+        let mut touches: Vec<Touch> = Vec::with_capacity(16);
+        'reading: while !self.stopped() && owner_of(path) == Some(self.instance) {
+            if device.read_sensor().is_err() {
+                break;
+            }
+            let now_s = started.elapsed().as_secs_f64();
+            let available = match device.num_available_frames() {
+                Ok(n) => n,
+                Err(_) => break,
+            };
+            for i in 0..available {
+                let Ok(frame) = device.next_frame() else { break 'reading };
+                touches.clear();
+                touches.extend(frame.contacts().iter().map(|c| Touch {
+                    id: c.id,
+                    x_mm: c.x_pos as f64,
+                    y_mm: c.y_pos as f64,
+                    force_g: c.total_force as f64,
+                    ended: c.state == CONTACT_END,
+                }));
+                // Frames that waited together were scanned evenly since the last read.
+                let time_s = last_read_s + (now_s - last_read_s) * (i + 1) as f64 / available as f64;
+                let settings = (self.settings)();
+                for (lane, gesture) in mapper.update(&touches, time_s, settings.layout, settings.drum) {
+                    self.bus.write(lane, &gesture, GestureSource::Sensel);
+                }
+                self.shared.status.frames.fetch_add(1, Ordering::Relaxed);
+            }
+            last_read_s = now_s;
+            self.wait(POLL_INTERVAL);
+        }
+        for (lane, gesture) in mapper.lift_all() {
+            self.bus.write(lane, &gesture, GestureSource::Sensel);
+        }
+    }
+}
