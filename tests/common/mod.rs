@@ -168,3 +168,4 @@ pub fn workspace_program(name: &str) -> std::process::Command {
     assert!(path.exists(), "{} is missing: run `cargo build --bins` first (scripts/test.sh does)", path.display());
     std::process::Command::new(path)
 }
+pub mod listen;

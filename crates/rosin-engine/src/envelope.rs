@@ -33,12 +33,12 @@ impl Default for BowEnvelope {
 impl BowEnvelope {
     /// Puts the bow down. Harder notes press in and accelerate faster: the attack takes from
     /// 1.5x (soft) to 0.5x (hard) of `attack_ms`. The force arrives in half that time,
-    /// before the bow reaches full speed, for a clean (Guettler) start.
+    /// before the bow reaches full speed, for a clean (Guettler) start. A bow still on the
+    /// string (lifting after a note-off) presses in again from where it is: its force never
+    /// steps, so a note that follows a note-off at once does not click.
     pub fn start(&mut self, velocity: f64, attack_ms: f64, release_ms: f64, sample_rate_hz: f64) {
         let attack_s = attack_ms * 1e-3 * (1.5 - velocity.clamp(0.0, 1.0));
         self.phase = Phase::Bowing;
-        self.pressure = 0.0;
-        self.speed = 0.0;
         self.speed_step = 1.0 / (attack_s * sample_rate_hz).max(1.0);
         self.pressure_step = 2.0 * self.speed_step;
         self.set_release(release_ms, sample_rate_hz);
@@ -48,11 +48,9 @@ impl BowEnvelope {
     /// no attack of its own: the pressure comes in over `crossing_ms` and the bow's grip on
     /// the string over twice that. A bow arriving at full speed on a string at rest starts
     /// in double slipping; force first, then speed, is the order Guettler's diagram needs for
-    /// Helmholtz motion from the start.
+    /// Helmholtz motion from the start. A bow still on this string carries on from where it is.
     pub fn start_crossing(&mut self, crossing_ms: f64, release_ms: f64, sample_rate_hz: f64) {
         self.phase = Phase::Bowing;
-        self.pressure = 0.0;
-        self.speed = 0.0;
         self.pressure_step = 1.0 / (crossing_ms * 1e-3 * sample_rate_hz).max(1.0);
         self.speed_step = 0.5 * self.pressure_step;
         self.set_release(release_ms, sample_rate_hz);
@@ -64,6 +62,11 @@ impl BowEnvelope {
 
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// Whether the bow touches the string: held, or lifting after a note-off.
+    pub fn is_on_string(&self) -> bool {
+        matches!(self.phase, Phase::Bowing | Phase::Releasing) && self.pressure > 0.0
     }
 
     /// Note-off: the bow slows down and lifts off.

@@ -100,6 +100,9 @@ pub struct LegatoState {
     pub stack: NoteStack,
     /// The voice that sounds the top of the stack while a note is held.
     pub sounding: Option<usize>,
+    /// The voice whose bow is lifting after the last note ended: a note that comes while
+    /// the bow still touches it continues the stroke.
+    pub lifting: Option<usize>,
     /// The mode, instrument and string set the strings were set up for.
     pub configured: Option<(PlayMode, u8)>,
 }
@@ -107,7 +110,7 @@ pub struct LegatoState {
 impl Default for LegatoState {
     /// As a new engine starts: poly, which needs no set-up.
     fn default() -> Self {
-        Self { stack: NoteStack::default(), sounding: None, configured: Some((PlayMode::Poly, 0)) }
+        Self { stack: NoteStack::default(), sounding: None, lifting: None, configured: Some((PlayMode::Poly, 0)) }
     }
 }
 
@@ -144,6 +147,7 @@ impl LegatoState {
         }
         self.stack.clear();
         self.sounding = None;
+        self.lifting = None;
         if mode == PlayMode::FourStrings {
             put_up_open_strings(string_set_control, pool);
         }
@@ -163,14 +167,21 @@ impl LegatoState {
         let controls = pool.controls();
         let glide_s = controls.glide_time_ms * 1e-3;
         let key = note.note as f64;
-        let bowing = self.sounding.filter(|&i| pool.strings()[i].is_held());
+        // The bow is on a string if a note is held, or if the last one ended so recently that
+        // the bow is still lifting: then this note continues the stroke.
+        let lifting = self.lifting.take().filter(|&i| pool.strings()[i].is_bow_on_string());
+        let bowing = self.sounding.filter(|&i| pool.strings()[i].is_held()).or(lifting);
         match mode {
             PlayMode::MonoLegato => match bowing {
                 Some(i) => {
                     let voice = &mut pool.strings()[i];
+                    if !voice.is_held() {
+                        voice.bow(velocity, true, &controls);
+                    }
                     voice.finger_note(key - voice.open_key(), glide_s);
                     voice.note = note;
                     voice.expression = NoteExpression::default();
+                    self.sounding = Some(i);
                 }
                 None => {
                     pool.start_string(note, velocity, &controls);
@@ -190,7 +201,12 @@ impl LegatoState {
                 let offset = key - set.strings[string].open_key as f64;
                 let strings = pool.strings();
                 match bowing {
-                    Some(i) if i == string => strings[i].finger_note(offset, glide_s),
+                    Some(i) if i == string => {
+                        if !strings[i].is_held() {
+                            strings[i].bow(velocity, true, &controls);
+                        }
+                        strings[i].finger_note(offset, glide_s);
+                    }
                     Some(i) => {
                         // Cross: the hand is placed first, then the bow changes string mid-stroke.
                         strings[i].release();
@@ -238,6 +254,7 @@ impl LegatoState {
         if self.stack.is_empty() {
             if let Some(i) = self.sounding.take() {
                 pool.strings()[i].release();
+                self.lifting = Some(i);
                 if mode == PlayMode::FourStrings {
                     let note = pool.strings()[i].note;
                     pool.report_ended(note);

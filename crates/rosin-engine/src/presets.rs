@@ -9,6 +9,10 @@
 //! by scanning each set's open strings and a fourth above them at 48 kHz over forces
 //! 0.3..3 N and bristle stiffnesses 1e3..1e5 N/m (violin 8 of 8 notes, viola 6, cello 7,
 //! double bass 8). Light strings want softer bristles than the Rosin design's heavy steel.
+//!
+//! Each preset's *Output Gain* puts its loudest playing (velocity 127, full pressure and
+//! mod wheel, over its range in its own playing mode) at about -3 dBFS, so that presets
+//! sit at even levels and none reaches full scale: `tests/phrases.rs` measures it.
 
 use crate::controls::{self, ControlSpec, Controls, Taper};
 
@@ -67,6 +71,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Four strings in fifths (G3 D4 A4 E5, 32.8 cm, Desvages' tensions), played legato, on a violin body.",
         home_key: 69,
         values: &[
+            ("output_gain", -2.5),
             ("play_mode", 1.0),
             ("string_set", 1.0),
             ("body", 0.0),
@@ -84,6 +89,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Four strings in fifths (C3 G3 D4 A4, 37.5 cm), played legato, on a viola body.",
         home_key: 62,
         values: &[
+            ("output_gain", -2.5),
             ("play_mode", 1.0),
             ("string_set", 2.0),
             ("body", 1.0),
@@ -101,6 +107,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Four strings in fifths (C2 G2 D3 A3, 69 cm, Desvages' tensions), played legato, on a cello body.",
         home_key: 50,
         values: &[
+            ("output_gain", -3.5),
             ("play_mode", 1.0),
             ("string_set", 3.0),
             ("body", 2.0),
@@ -118,6 +125,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Four strings in fourths (E1 A1 D2 G2, 106 cm), played legato, on a double-bass body.",
         home_key: 38,
         values: &[
+            ("output_gain", 1.0),
             ("play_mode", 1.0),
             ("string_set", 4.0),
             ("body", 3.0),
@@ -135,6 +143,7 @@ pub const PRESETS: &[Preset] = &[
         description: "willemsen2019 Table 1: steel, r 0.5 mm, 1 m, E 200 GPa; s0 1e4, muC 0.3, muS 0.8, vS 0.1. Dry bridge force, no body.",
         home_key: 55,
         values: &[
+            ("output_gain", 1.5),
             ("string_set", 5.0),
             ("body_mix", 0.0),
             ("bristle_stiffness", 1e4),
@@ -152,6 +161,7 @@ pub const PRESETS: &[Preset] = &[
         description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s at beta 0.0786. Dry, no body. The force is 8 N, not the paper's 2.343 N: Rosin's bow is a point, the paper's a 1 cm ribbon of compliant hair, and a point needs more force for Helmholtz motion at this beta.",
         home_key: 43,
         values: &[
+            ("output_gain", -13.5),
             ("string_set", 6.0),
             ("body_mix", 0.0),
             ("bristle_stiffness", 3.186e5),
@@ -169,6 +179,7 @@ pub const PRESETS: &[Preset] = &[
         description: "A small friction drum: light damping, a rubbed stick that wavers in pitch. Best high, from G3 to E4 (the drum's in-tune range ends near F#4).",
         home_key: 62,
         values: &[
+            ("output_gain", 7.0),
             ("instrument", 1.0),
             ("drum_damping", 0.6),
             ("drum_noise", 1.5),
@@ -203,6 +214,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Very stiff, barely damped strings bowed close to the bridge: bell-like inharmonic partials.",
         home_key: 72,
         values: &[
+            ("output_gain", -5.5),
             ("string_stiffness", 3e-3),
             ("damping", 0.25),
             ("bow_position", 0.1),
@@ -220,6 +232,7 @@ pub const PRESETS: &[Preset] = &[
         description: "One voice gliding slowly between notes with a wide, slow vibrato, through a cello body.",
         home_key: 57,
         values: &[
+            ("output_gain", -8.5),
             ("play_mode", 2.0),
             ("glide_time", 350.0),
             ("vibrato_depth", 60.0),

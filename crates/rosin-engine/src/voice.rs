@@ -243,6 +243,13 @@ impl StringVoice {
         self.phase() == Phase::Bowing
     }
 
+    /// Whether the bow still touches the string: held, or lifting after a note-off. A note
+    /// that arrives then continues the stroke (a DAW often sends a legato line's note-off
+    /// just before the next note-on).
+    pub fn is_bow_on_string(&self) -> bool {
+        self.envelope.is_on_string()
+    }
+
     pub fn bowed_string(&self) -> &BowedString {
         &self.bowed
     }
@@ -288,6 +295,8 @@ impl StringVoice {
         self.choose_friction(controls);
         self.note = note;
         self.velocity = velocity.clamp(0.0, 1.0);
+        // A fresh string at rest: the bow starts from the air.
+        self.envelope.free();
         self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
         self.attacks += 1;
         self.snap_controls(controls);
@@ -303,6 +312,7 @@ impl StringVoice {
         self.choose_friction(controls);
         self.note = note;
         self.velocity = 1.0;
+        self.envelope.free();
         self.envelope.start(1.0, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
         self.envelope.release_now();
         self.keep_alive = true;

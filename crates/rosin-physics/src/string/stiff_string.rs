@@ -41,12 +41,23 @@ pub struct StiffString {
     max_intervals: usize,
     /// `(l_f, alpha_f)` of eq. 23, when a finger stops the string.
     finger: Option<(usize, f64)>,
+    /// How firmly the finger presses, from 0 (touching) to 1 (eq. 23's full stop).
+    finger_pressure: f64,
+    /// Whether the finger is lifting off (its pressure falls to 0, then it is gone).
+    finger_lifting: bool,
 }
 
 const GHOST: usize = 1;
 /// How far before its clamped node eq. 23's finger stops the string, in grid intervals
 /// (measured: see [`StiffString::finger_for_stop_m`]).
 pub const FINGER_CLAMP_OFFSET_INTERVALS: f64 = 0.055;
+/// A finger that lands on the string presses it down to a full stop over this long. Eq. 23
+/// clamps its nodes in one step, which on a vibrating string is a click; pressed in over a
+/// few milliseconds, the finger first damps the nodes it touches, as flesh does, then stops
+/// them.
+pub const FINGER_LANDING_S: f64 = 0.004;
+/// A finger that lifts off lets the string go over this long, damping it as it leaves.
+pub const FINGER_LIFT_S: f64 = 0.015;
 
 impl StiffString {
     /// Allocates room for grids of up to `max_intervals` intervals. This is the only
@@ -62,6 +73,8 @@ impl StiffString {
             previous: vec![0.0; len].into_boxed_slice(),
             max_intervals,
             finger: None,
+            finger_pressure: 0.0,
+            finger_lifting: false,
         };
         string.configure(grid, material);
         string
@@ -73,6 +86,8 @@ impl StiffString {
         self.grid = grid;
         self.material = material;
         self.finger = None;
+        self.finger_pressure = 0.0;
+        self.finger_lifting = false;
         self.reset();
         self.update_coefficients();
     }
@@ -200,13 +215,36 @@ impl StiffString {
     /// Stops the string with a finger at `position_m` from the nut (eq. 23), or releases it
     /// with `None`. Within the first interval, only node 1 is damped (`1 - alpha^7`): node 0
     /// is the nut itself.
+    ///
+    /// A finger that moves by less than a grid interval from one call to the next slides,
+    /// pressing as firmly as it did. One that comes down on the string, or jumps further, lands:
+    /// it presses in over [`FINGER_LANDING_S`]. One that is taken away lifts off over
+    /// [`FINGER_LIFT_S`].
     pub fn set_finger(&mut self, position_m: Option<f64>) {
-        self.finger = position_m.and_then(|x| {
+        let wanted = position_m.and_then(|x| {
             let in_intervals = x / self.grid.spacing_m();
             let node = in_intervals.floor();
             // Keep at least three free nodes beyond the finger.
             (x > 0.0 && (node as usize) + 4 <= self.grid.intervals).then_some((node as usize, in_intervals - node))
         });
+        let at = |(node, alpha): (usize, f64)| node as f64 + alpha;
+        match (self.finger, wanted) {
+            (Some(_), None) => self.finger_lifting = true,
+            (None, None) => {}
+            (old, Some(new)) => {
+                let slides = old.is_some_and(|old| (at(old) - at(new)).abs() <= 1.0);
+                if !slides {
+                    self.finger_pressure = 0.0;
+                }
+                self.finger = Some(new);
+                self.finger_lifting = false;
+            }
+        }
+    }
+
+    /// How firmly the finger presses now, from 0 to 1 (a full stop), or `None` without one.
+    pub fn finger_pressure(&self) -> Option<f64> {
+        self.finger.map(|_| self.finger_pressure)
     }
 
     /// Where eq. 23's finger must go for the string to sound stopped at `stop_m` from the
@@ -233,9 +271,27 @@ impl StiffString {
     pub fn advance(&mut self) {
         let n = self.grid.intervals;
         if let Some((node, alpha)) = self.finger {
-            self.next[GHOST + node - 1] = 0.0;
-            self.next[GHOST + node] = 0.0;
-            self.next[GHOST + node + 1] *= 1.0 - alpha.powi(7);
+            let pressure = self.finger_pressure;
+            if pressure >= 1.0 {
+                self.next[GHOST + node - 1] = 0.0;
+                self.next[GHOST + node] = 0.0;
+                self.next[GHOST + node + 1] *= 1.0 - alpha.powi(7);
+            } else {
+                self.next[GHOST + node - 1] *= 1.0 - pressure;
+                self.next[GHOST + node] *= 1.0 - pressure;
+                self.next[GHOST + node + 1] *= 1.0 - pressure * alpha.powi(7);
+            }
+            let k = self.grid.time_step_s;
+            if self.finger_lifting {
+                self.finger_pressure -= k / FINGER_LIFT_S;
+                if self.finger_pressure <= 0.0 {
+                    self.finger = None;
+                    self.finger_pressure = 0.0;
+                    self.finger_lifting = false;
+                }
+            } else if pressure < 1.0 {
+                self.finger_pressure = (pressure + k / FINGER_LANDING_S).min(1.0);
+            }
         }
         self.next[0] = -self.next[GHOST + 1];
         self.next[GHOST + n + 1] = -self.next[GHOST + n - 1];

@@ -1,0 +1,262 @@
+//! What a listener hears in a rendered phrase, as numbers: how periodic each note is at its
+//! period, how far it is from its pitch, its level, and the bursts of energy above 6 kHz
+//! that a click or a raucous change leaves at a note change.
+#![allow(dead_code)]
+
+use rosin_engine::controls::Controls;
+use rosin_engine::render::{render, Timeline, TimelineItem};
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent, NotePattern};
+
+/// The band a click shows in.
+pub const CLICK_BAND_HZ: f64 = 6_000.0;
+/// The window a click's energy is measured over.
+pub const CLICK_WINDOW_S: f64 = 0.003;
+
+/// One note of a phrase: its key and the samples it sounds (from its note-on to the next
+/// note-on, or to its note-off).
+#[derive(Clone, Copy, Debug)]
+pub struct PhraseNote {
+    pub key: f64,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl PhraseNote {
+    /// The steady part: past the attack or the change (the larger of 150 ms and a third of
+    /// the note), up to 30 ms before it ends.
+    pub fn steady(&self, sample_rate_hz: f64) -> std::ops::Range<usize> {
+        let length = self.end - self.start;
+        let settle = ((0.150 * sample_rate_hz) as usize).max(length / 3);
+        let tail = (0.030 * sample_rate_hz) as usize;
+        (self.start + settle).min(self.end)..self.end.saturating_sub(tail).max(self.start + settle).min(self.end)
+    }
+}
+
+/// A phrase to render: its timeline, the notes as they should sound, and its length.
+pub struct Phrase {
+    pub timeline: Timeline,
+    pub notes: Vec<PhraseNote>,
+    pub length: usize,
+}
+
+/// The notes of a major scale over two octaves from `lowest`.
+pub fn two_octave_scale(lowest: u8) -> Vec<u8> {
+    let steps = [0u8, 2, 4, 5, 7, 9, 11];
+    let mut keys: Vec<u8> = (0..2).flat_map(|octave| steps.iter().map(move |s| lowest + 12 * octave + s)).collect();
+    keys.push(lowest + 24);
+    keys
+}
+
+/// Notes one after another, each held `note_s`; with `overlap_s` > 0 the next note starts
+/// that long before the last one's note-off (legato). `mod_wheel` is sent first (0..1).
+pub fn melody(keys: &[u8], note_s: f64, overlap_s: f64, velocity: f64, mod_wheel: f64, sample_rate_hz: f64) -> Phrase {
+    let at = |s: f64| (s * sample_rate_hz).round() as u64;
+    let mut timeline = Timeline::default();
+    timeline.push(0, TimelineItem::Note(NoteEvent::ControlChange { channel: 0, cc: 1, value: mod_wheel }));
+    let lead_in = 0.01;
+    let mut notes = Vec::new();
+    for (i, &key) in keys.iter().enumerate() {
+        let id = NoteId { channel: 0, note: key, voice_id: None };
+        let start = lead_in + note_s * i as f64;
+        timeline.push(at(start), TimelineItem::Note(NoteEvent::NoteOn { note: id, velocity }));
+        timeline.push(at(start + note_s + overlap_s), TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(id) }));
+        notes.push(PhraseNote { key: key as f64, start: at(start) as usize, end: at(start + note_s) as usize });
+    }
+    let length = at(lead_in + note_s * keys.len() as f64 + 0.3) as usize;
+    Phrase { timeline, notes, length }
+}
+
+/// Notes that sound together from `start_s` for `held_s`.
+pub fn chord(keys: &[u8], start_s: f64, held_s: f64, velocity: f64, sample_rate_hz: f64, timeline: &mut Timeline) {
+    let at = |s: f64| (s * sample_rate_hz).round() as u64;
+    for &key in keys {
+        let id = NoteId { channel: 0, note: key, voice_id: None };
+        timeline.push(at(start_s), TimelineItem::Note(NoteEvent::NoteOn { note: id, velocity }));
+        timeline.push(at(start_s + held_s), TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(id) }));
+    }
+}
+
+/// Renders `phrase` with `controls` through a fresh engine at `sample_rate_hz`.
+pub fn render_phrase(phrase: &Phrase, controls: &Controls, sample_rate_hz: f64) -> Vec<f32> {
+    let mut engine = Engine::new(sample_rate_hz);
+    let mut controls = *controls;
+    render(&mut engine, &mut controls, &phrase.timeline, phrase.length as u64, 256)
+}
+
+/// A 4th-order Butterworth high-pass at `cutoff_hz` (two biquads, bilinear transform).
+pub fn highpass(signal: &[f32], sample_rate_hz: f64, cutoff_hz: f64) -> Vec<f64> {
+    let mut out: Vec<f64> = signal.iter().map(|&s| s as f64).collect();
+    for q in [0.541_196_100_146_197, 1.306_562_964_876_376_6] {
+        let w = (std::f64::consts::PI * cutoff_hz / sample_rate_hz).tan();
+        let norm = 1.0 / (1.0 + w / q + w * w);
+        let (b0, b1, b2) = (norm, -2.0 * norm, norm);
+        let (a1, a2) = (2.0 * (w * w - 1.0) * norm, (1.0 - w / q + w * w) * norm);
+        let (mut x1, mut x2, mut y1, mut y2) = (0.0, 0.0, 0.0, 0.0);
+        for v in out.iter_mut() {
+            let x = *v;
+            let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2;
+            (x2, x1, y2, y1) = (x1, x, y1, y);
+            *v = y;
+        }
+    }
+    out
+}
+
+/// The mean square above [`CLICK_BAND_HZ`] over the [`CLICK_WINDOW_S`] ending at each sample.
+pub fn click_band_energy(signal: &[f32], sample_rate_hz: f64) -> Vec<f64> {
+    let high = highpass(signal, sample_rate_hz, CLICK_BAND_HZ);
+    let window = ((CLICK_WINDOW_S * sample_rate_hz) as usize).max(1);
+    let mut sum = 0.0;
+    let mut out = Vec::with_capacity(high.len());
+    for i in 0..high.len() {
+        sum += high[i] * high[i];
+        if i >= window {
+            sum -= high[i - window] * high[i - window];
+        }
+        out.push(sum.max(0.0) / window as f64);
+    }
+    out
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(|a, b| a.total_cmp(b));
+    values[values.len() / 2]
+}
+
+/// Normalised correlation of `x[a..a+n]` with `x[b..b+n]`.
+fn correlation(x: &[f32], a: usize, b: usize, n: usize) -> f64 {
+    let (mut dot, mut ea, mut eb) = (0.0, 0.0, 0.0);
+    for i in 0..n {
+        let (p, q) = (x[a + i] as f64, x[b + i] as f64);
+        dot += p * q;
+        ea += p * p;
+        eb += q * q;
+    }
+    dot / (ea * eb).sqrt().max(1e-300)
+}
+
+/// The best lag within `lo..=hi` for the window at `start`, refined between lags by a
+/// parabola: `(lag, correlation)`.
+fn best_lag(signal: &[f32], start: usize, window: usize, lo: usize, hi: usize) -> (f64, f64) {
+    let mut best = (lo, f64::MIN);
+    for lag in lo..=hi {
+        let r = correlation(signal, start, start + lag, window);
+        if r > best.1 {
+            best = (lag, r);
+        }
+    }
+    let (lag, r) = best;
+    if lag > lo && lag < hi {
+        let (a, c) = (correlation(signal, start, start + lag - 1, window), correlation(signal, start, start + lag + 1, window));
+        let denominator = a - 2.0 * r + c;
+        if denominator < 0.0 {
+            let shift = 0.5 * (a - c) / denominator;
+            return (lag as f64 + shift, r - 0.25 * (a - c) * shift);
+        }
+    }
+    (lag as f64, r)
+}
+
+/// How periodic `signal` is at the period of `f0_hz`, and the frequency it repeats at:
+/// the normalised autocorrelation at one period (found within 3 % of the nominal one, so
+/// vibrato counts as periodic, and refined between lags by a parabola), over windows of
+/// four periods, median; the frequency from the median period, refined over as many whole
+/// periods as fit in half the signal. Periodicity 1.0 is periodic; a double slip or a
+/// raucous note falls well below.
+pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) -> (f64, f64) {
+    let period = sample_rate_hz / f0_hz;
+    let window = ((4.0 * period) as usize).max((0.010 * sample_rate_hz) as usize);
+    let (lo, hi) = (((period * 0.97).floor() as usize).max(2), (period * 1.03).ceil() as usize + 1);
+    let (mut values, mut lags) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    while start + window + hi + 2 <= signal.len() {
+        let (lag, r) = best_lag(signal, start, window, lo, hi);
+        values.push(r.min(1.0));
+        lags.push(lag);
+        start += window / 2;
+    }
+    if values.is_empty() {
+        return (0.0, f64::NAN);
+    }
+    let periodicity = median(&mut values);
+    let mut found = median(&mut lags);
+    // Refine over many periods: the lag's error is divided by their count.
+    let periods = ((signal.len() as f64 * 0.5) / found).floor();
+    if periods >= 2.0 {
+        let centre = found * periods;
+        let span = signal.len() - (centre + 4.0) as usize;
+        let (lag, _) = best_lag(signal, 0, span, (centre - 3.0) as usize, (centre + 3.0).ceil() as usize);
+        found = lag / periods;
+    }
+    (periodicity, sample_rate_hz / found)
+}
+
+/// How periodic `signal` is at the period of `f0_hz` (see [`periodicity_and_pitch`]).
+pub fn periodicity(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) -> f64 {
+    periodicity_and_pitch(signal, sample_rate_hz, f0_hz).0
+}
+
+/// What one note of a phrase sounded like.
+#[derive(Clone, Copy, Debug)]
+pub struct NoteReport {
+    pub key: f64,
+    pub periodicity: f64,
+    pub cents: f64,
+    pub rms_db: f64,
+}
+
+/// What a change from one note to the next sounded like: the loudest 3 ms above 6 kHz
+/// from 10 ms before the change to 80 ms after, over the median of the steady notes on
+/// either side (dB).
+#[derive(Clone, Copy, Debug)]
+pub struct ChangeReport {
+    pub from_key: f64,
+    pub to_key: f64,
+    pub burst_db: f64,
+}
+
+pub struct PhraseReport {
+    pub notes: Vec<NoteReport>,
+    pub changes: Vec<ChangeReport>,
+    pub peak_dbfs: f64,
+}
+
+/// Listens to a rendered phrase.
+pub fn listen(signal: &[f32], sample_rate_hz: f64, notes: &[PhraseNote]) -> PhraseReport {
+    let band = click_band_energy(signal, sample_rate_hz);
+    let mut reports = Vec::new();
+    for note in notes {
+        let steady = note.steady(sample_rate_hz);
+        let part = &signal[steady.clone()];
+        let f0 = rosin_physics::string::tuning::midi_key_to_hz(note.key);
+        let (periodicity, measured) = periodicity_and_pitch(part, sample_rate_hz, f0);
+        reports.push(NoteReport { key: note.key, periodicity, cents: super::cents(measured, f0), rms_db: super::db(super::rms(part)) });
+    }
+    let mut changes = Vec::new();
+    for pair in notes.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let mut steady: Vec<f64> = band[a.steady(sample_rate_hz)].iter().chain(&band[b.steady(sample_rate_hz)]).copied().collect();
+        let reference = median(&mut steady);
+        let change = b.start;
+        let from = change.saturating_sub((0.010 * sample_rate_hz) as usize);
+        let to = (change + (0.080 * sample_rate_hz) as usize).min(band.len());
+        let burst = band[from..to].iter().fold(0.0f64, |m, &v| m.max(v));
+        changes.push(ChangeReport { from_key: a.key, to_key: b.key, burst_db: 10.0 * (burst / reference.max(1e-30)).log10() });
+    }
+    PhraseReport { notes: reports, changes, peak_dbfs: super::db(super::peak(signal) as f64) }
+}
+
+/// The straight line through `(x, y)` by least squares, and the largest distance of a
+/// point from it.
+pub fn straight_line_deviation(points: &[(f64, f64)]) -> f64 {
+    let n = points.len() as f64;
+    let (mx, my) = (points.iter().map(|p| p.0).sum::<f64>() / n, points.iter().map(|p| p.1).sum::<f64>() / n);
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    points.iter().map(|p| (p.1 - (my + slope * (p.0 - mx))).abs()).fold(0.0, f64::max)
+}
