@@ -13,9 +13,14 @@ check=false
 ensure_rust
 ensure_packages "${SYSTEM_PACKAGES[@]}" "${SCREENSHOT_PACKAGES[@]}"
 
-say "Building the standalone editor and the mock Sensel"
+# The test command builds the standalone with everything else and says where it is.
+standalone=${ROSIN_STANDALONE:-}
+if [ -z "$standalone" ]; then
+    say "Building the standalone editor and the mock Sensel"
+    cargo build --quiet -p rosin --features standalone --bin rosin-standalone
+    standalone=target/debug/rosin-standalone
+fi
 cargo build --quiet -p sensel-mock
-cargo build --quiet -p rosin --features standalone --bin rosin-standalone
 
 out=target/screenshots
 mkdir -p "$out"
@@ -31,7 +36,7 @@ shot() {
     local view=$1
     shift
     DISPLAY="$display" SENSEL_MOCK_DEMO=1 ROSIN_SENSEL_LIB="$PWD/target/debug/libsensel_mock.so" ROSIN_EDITOR_VIEW="$view" \
-        target/debug/rosin-standalone --backend dummy "$@" >"$out/$view.log" 2>&1 &
+        "$standalone" --backend dummy "$@" >"$out/$view.log" 2>&1 &
     local pid=$!
     sleep 6
     DISPLAY="$display" import -window root -crop 1040x660+0+0 "$out/$view.png"

@@ -24,25 +24,37 @@ case "${1:-}" in
         ;;
 esac
 
-ensure_packages "${SYSTEM_PACKAGES[@]}"
+ensure_packages "${SYSTEM_PACKAGES[@]}" "${SCREENSHOT_PACKAGES[@]}"
 python=$(python_env)
 
-# One feature set for every step, so that each step reuses what the one before built.
-features=(--features rosin/assert_process_allocs)
+# One build serves every step: the programs (rosin-render, rosin-lab, the standalone
+# editor), the plugin library and every test, all with one feature set, so nothing is
+# compiled twice. The allocation guard checks the audio path; the standalone feature only
+# adds the standalone wrapper, which the plugin never calls.
+build=(--workspace --exclude xtask --exclude rosin-benches --features rosin/assert_process_allocs,rosin/standalone)
 
-say "Building the plugin bundles (the same build the tests use)"
-cargo xtask bundle rosin --features assert_process_allocs
+say "Building the programs, the plugin and the tests (one build)"
+cargo build --quiet "${build[@]}" --bins --tests
 
-say "Building the workspace's programs and tests, and checking that the benches compile"
-cargo build --quiet --workspace --exclude xtask --bins "${features[@]}"
-cargo build --quiet -p sensel-mock
-cargo test --quiet --workspace --exclude xtask "${features[@]}" --benches --tests --no-run
+say "Bundling that plugin library as target/bundled/Rosin.clap and Rosin.vst3"
+library=target/debug/deps/librosin.so
+[ -f "$library" ] || { echo "$library was not built" >&2; exit 1; }
+rm -rf target/bundled/Rosin.clap target/bundled/Rosin.vst3
+mkdir -p target/bundled/Rosin.vst3/Contents/x86_64-linux
+cp "$library" target/bundled/Rosin.clap
+cp "$library" target/bundled/Rosin.vst3/Contents/x86_64-linux/Rosin.so
+
+say "Checking that the benches compile (they run with 'cargo bench', not here)"
+cargo test --quiet -p rosin-benches --benches --no-run
 
 say "VST3 through a real host (pedalboard)"
 "$python" tests/vst3_host.py target/bundled/Rosin.vst3
 
-say "Rust tests: architecture, physics, engine, gestures, Sensel, editor logic, robustness, CLAP ABI"
-cargo test --workspace --exclude xtask "${features[@]}"
+say "Building the mock LibSensel the Sensel tests load at run time"
+cargo build --quiet -p sensel-mock
+
+say "Rust tests: architecture, physics, engine, phrases, gestures, Sensel, editor logic, robustness, CLAP ABI"
+cargo test "${build[@]}"
 
 say "The editor in the standalone build under Xvfb: a screenshot of each view"
-scripts/screenshots.sh --check
+ROSIN_STANDALONE=target/debug/rosin-standalone scripts/screenshots.sh --check
