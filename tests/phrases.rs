@@ -24,6 +24,16 @@ fn string_instruments() -> Vec<(&'static str, Controls)> {
     all
 }
 
+/// With `ROSIN_PHRASES_WAV=DIR`, each render is also written to DIR, to listen to.
+fn write_wav(name: &str, samples: &[f32]) {
+    let Ok(dir) = std::env::var("ROSIN_PHRASES_WAV") else { return };
+    let spec = hound::WavSpec { channels: 1, sample_rate: RATE_HZ as u32, bits_per_sample: 32, sample_format: hound::SampleFormat::Float };
+    let path = std::path::Path::new(&dir).join(format!("{}.wav", name.replace(' ', "-")));
+    let mut writer = hound::WavWriter::create(&path, spec).expect("a writable WAV");
+    samples.iter().for_each(|&s| writer.write_sample(s).expect("a writable WAV"));
+    writer.finalize().expect("a writable WAV");
+}
+
 fn full_matrix() -> bool {
     std::env::var("ROSIN_PHRASES").is_ok_and(|v| v == "full")
 }
@@ -145,4 +155,34 @@ fn every_preset_peaks_below_full_scale() {
     }
     println!("loudest preset peaks at {worst:+.1} dBFS");
     assert!(worst <= -1.0, "a preset peaks at {worst:+.1} dBFS");
+}
+
+/// Every note from each string instrument's lowest string to three octaves above, alone, at
+/// velocity 90 and default controls: when it speaks (periodic from then on), how periodic
+/// its steady part is, its pitch and its level. Printed: the measure of issue 14's
+/// "every note speaking" and "levels on a smooth curve".
+#[test]
+fn single_notes_across_the_range() {
+    use common::listen::{periodicity_and_pitch, speaking_time_s, PhraseNote};
+    let only = std::env::var("ROSIN_PHRASES_ONLY").unwrap_or_default();
+    let step = if full_matrix() { 1 } else { 3 };
+    for (name, controls) in string_instruments().into_iter().filter(|(n, _)| n.contains(only.as_str())) {
+        let lowest = string_set(controls.string_set).strings[0].open_key;
+        println!("{name} ({} mode), single notes at velocity 90:", mode_name(PlayMode::from_control(controls.play_mode)));
+        let mut levels = Vec::new();
+        for key in (lowest..=lowest + 36).step_by(step) {
+            let phrase = melody(&[key], 0.9, 0.0, 90.0 / 127.0, 0.0, RATE_HZ);
+            let out = render_phrase(&phrase, &controls, RATE_HZ);
+            write_wav(&format!("{name}-{key}"), &out);
+            let note = PhraseNote { key: key as f64, ..phrase.notes[0] };
+            let f0 = rosin_physics::string::tuning::midi_key_to_hz(key as f64);
+            let (periodicity, hz) = periodicity_and_pitch(&out[note.steady(RATE_HZ)], RATE_HZ, f0);
+            let speaks = speaking_time_s(&out[note.start..note.end], RATE_HZ, f0, 0.95);
+            let rms_db = common::db(common::rms(&out[note.steady(RATE_HZ)]));
+            levels.push((key as f64, rms_db));
+            let speaks = speaks.map_or("never".to_string(), |s| format!("{:4.0} ms", s * 1e3));
+            println!("  key {key:3}  speaks {speaks}  periodicity {periodicity:.3}  {:+7.2} cents  rms {rms_db:6.1} dB", common::cents(hz, f0));
+        }
+        println!("  levels: the furthest from a straight line over the keys is {:.1} dB", common::listen::straight_line_deviation(&levels));
+    }
 }

@@ -187,9 +187,12 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
     // Refine over many periods: the lag's error is divided by their count.
     let periods = ((signal.len() as f64 * 0.5) / found).floor();
     if periods >= 2.0 {
+        // The search spans 0.4 of a period either way: the per-window estimate, off by a
+        // tenth of a sample, is off by many samples after many periods.
         let centre = found * periods;
-        let span = signal.len() - (centre + 4.0) as usize;
-        let (lag, _) = best_lag(signal, 0, span, (centre - 3.0) as usize, (centre + 3.0).ceil() as usize);
+        let reach = (0.4 * found).max(3.0);
+        let span = signal.len() - (centre + reach + 2.0) as usize;
+        let (lag, _) = best_lag(signal, 0, span, (centre - reach) as usize, (centre + reach).ceil() as usize);
         found = lag / periods;
     }
     (periodicity, sample_rate_hz / found)
@@ -259,4 +262,27 @@ pub fn straight_line_deviation(points: &[(f64, f64)]) -> f64 {
     let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
     let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
     points.iter().map(|p| (p.1 - (my + slope * (p.0 - mx))).abs()).fold(0.0, f64::max)
+}
+
+/// When a note speaks: the start (s) of the first window of four periods from which every
+/// later window is periodic (correlation at the period of at least `threshold`), or `None`
+/// if it never settles.
+pub fn speaking_time_s(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, threshold: f64) -> Option<f64> {
+    let period = sample_rate_hz / f0_hz;
+    let window = ((4.0 * period) as usize).max((0.010 * sample_rate_hz) as usize);
+    let hop = (period as usize).max(1);
+    let (lo, hi) = (((period * 0.97).floor() as usize).max(2), (period * 1.03).ceil() as usize + 1);
+    let mut settled_from = None;
+    let mut start = 0;
+    while start + window + hi + 2 <= signal.len() {
+        let energy: f64 = signal[start..start + window].iter().map(|&s| (s as f64) * (s as f64)).sum();
+        let periodic = energy > 1e-12 && best_lag(signal, start, window, lo, hi).1 >= threshold;
+        match (periodic, settled_from) {
+            (true, None) => settled_from = Some(start),
+            (false, Some(_)) => settled_from = None,
+            _ => {}
+        }
+        start += hop;
+    }
+    settled_from.map(|s| s as f64 / sample_rate_hz)
 }
