@@ -117,6 +117,15 @@ fn a_daw_legato_line_is_one_bow_stroke() {
         let mut c = controls;
         rosin_engine::render::render(&mut engine, &mut c, &phrase.timeline, phrase.length as u64, 256);
         assert_eq!(engine.string_attacks(), 1, "{}: the line re-attacked", mode_name(mode));
+        // The host hears of every note's end, once, although one stroke played them all (the
+        // last note may still be ringing: its end comes when its string falls silent).
+        let mut ended = Vec::new();
+        engine.drain_terminated(|note| ended.push(note.note));
+        let keys = two_octave_scale(55);
+        for key in &keys[..keys.len() - 1] {
+            assert_eq!(ended.iter().filter(|&&k| k == *key).count(), 1, "{}: key {key}'s end, in {ended:?}", mode_name(mode));
+        }
+        assert!(ended.iter().filter(|&&k| k == keys[keys.len() - 1]).count() <= 1);
     }
 }
 

@@ -174,10 +174,14 @@ impl LegatoState {
         match mode {
             PlayMode::MonoLegato => match bowing {
                 Some(i) => {
-                    let voice = &mut pool.strings()[i];
-                    if !voice.is_held() {
-                        voice.bow(velocity, true, &controls);
+                    if !pool.strings()[i].is_held() {
+                        // The bow was lifting from a note that has ended: the host hears of
+                        // its end now, as the stroke goes on with this one.
+                        let ended = pool.strings()[i].note;
+                        pool.report_ended(ended);
+                        pool.strings()[i].bow(velocity, true, &controls);
                     }
+                    let voice = &mut pool.strings()[i];
                     voice.finger_note(key - voice.open_key(), glide_s);
                     voice.note = note;
                     voice.expression = NoteExpression::default();
