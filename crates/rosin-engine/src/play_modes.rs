@@ -98,11 +98,10 @@ impl NoteStack {
 #[derive(Clone, Copy, Debug)]
 pub struct LegatoState {
     pub stack: NoteStack,
-    /// The voice that sounds the top of the stack while a note is held.
+    /// The voice that sounds the top of the stack while a note is held, and that keeps its
+    /// place after the last note ends: a note that comes while its bow still touches the
+    /// string continues the stroke.
     pub sounding: Option<usize>,
-    /// The voice whose bow is lifting after the last note ended: a note that comes while
-    /// the bow still touches it continues the stroke.
-    pub lifting: Option<usize>,
     /// The mode, instrument and string set the strings were set up for.
     pub configured: Option<(PlayMode, u8)>,
 }
@@ -110,7 +109,7 @@ pub struct LegatoState {
 impl Default for LegatoState {
     /// As a new engine starts: poly, which needs no set-up.
     fn default() -> Self {
-        Self { stack: NoteStack::default(), sounding: None, lifting: None, configured: Some((PlayMode::Poly, 0)) }
+        Self { stack: NoteStack::default(), sounding: None, configured: Some((PlayMode::Poly, 0)) }
     }
 }
 
@@ -147,7 +146,6 @@ impl LegatoState {
         }
         self.stack.clear();
         self.sounding = None;
-        self.lifting = None;
         if mode == PlayMode::FourStrings {
             put_up_open_strings(string_set_control, pool);
         }
@@ -169,8 +167,7 @@ impl LegatoState {
         let key = note.note as f64;
         // The bow is on a string if a note is held, or if the last one ended so recently that
         // the bow is still lifting: then this note continues the stroke.
-        let lifting = self.lifting.take().filter(|&i| pool.strings()[i].is_bow_on_string());
-        let bowing = self.sounding.filter(|&i| pool.strings()[i].is_held()).or(lifting);
+        let bowing = self.sounding.filter(|&i| pool.strings()[i].is_held() || pool.strings()[i].is_bow_on_string());
         match mode {
             PlayMode::MonoLegato => match bowing {
                 Some(i) => {
@@ -256,9 +253,8 @@ impl LegatoState {
             return;
         }
         if self.stack.is_empty() {
-            if let Some(i) = self.sounding.take() {
+            if let Some(i) = self.sounding {
                 pool.strings()[i].release();
-                self.lifting = Some(i);
                 if mode == PlayMode::FourStrings {
                     let note = pool.strings()[i].note;
                     pool.report_ended(note);
