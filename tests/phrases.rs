@@ -55,7 +55,12 @@ fn scale_report(controls: &Controls, mode: PlayMode, velocity: f64, mod_wheel: f
     let mut controls = *controls;
     controls.play_mode = mode as u8 as f64;
     let lowest = string_set(controls.string_set).strings[0].open_key;
-    let phrase = melody(&two_octave_scale(lowest), 0.6, overlap_s, velocity, mod_wheel, RATE_HZ);
+    // A preset with a slow legato glide or bow attack (a pad) is played slowly enough for
+    // them to end: each note is judged once it has arrived.
+    let settle_s = (controls.glide_time_ms.max(controls.bow_attack_ms) * 1e-3 + 0.1).max(0.150);
+    let note_s = (settle_s + 0.35).max(0.6);
+    let mut phrase = melody(&two_octave_scale(lowest), note_s, overlap_s, velocity, mod_wheel, RATE_HZ);
+    phrase.notes.iter_mut().for_each(|n| n.settle_s = settle_s);
     let out = render_phrase(&phrase, &controls, RATE_HZ);
     listen(&out, RATE_HZ, &phrase.notes)
 }
@@ -168,10 +173,13 @@ fn every_preset_peaks_below_full_scale() {
 
 /// Every note from each string instrument's lowest string to three octaves above, alone, at
 /// velocity 90 and default controls: when it speaks (periodic from then on), how periodic
-/// its steady part is, its pitch and its level. Printed: the measure of issue 14's
-/// "every note speaking" and "levels on a smooth curve".
+/// its steady part is, its pitch and its level. Each is periodic (at least 0.95) and in tune
+/// (within 5 cents) over its steady part, high stopped notes included: the bow flattens
+/// them by up to 4 %, which the ear's correction takes out. When each speaks, and how far
+/// levels stray from a smooth curve, are printed.
 #[test]
 fn single_notes_across_the_range() {
+    let mut worst = (f64::MAX, 0.0f64);
     use common::listen::{periodicity_and_pitch, speaking_time_s, PhraseNote};
     let only = std::env::var("ROSIN_PHRASES_ONLY").unwrap_or_default();
     let step = if full_matrix() { 1 } else { 3 };
@@ -191,7 +199,50 @@ fn single_notes_across_the_range() {
             levels.push((key as f64, rms_db));
             let speaks = speaks.map_or("never".to_string(), |s| format!("{:4.0} ms", s * 1e3));
             println!("  key {key:3}  speaks {speaks}  periodicity {periodicity:.3}  {:+7.2} cents  rms {rms_db:6.1} dB", common::cents(hz, f0));
+            worst = (worst.0.min(periodicity), worst.1.max(common::cents(hz, f0).abs()));
         }
         println!("  levels: the furthest from a straight line over the keys is {:.1} dB", common::listen::straight_line_deviation(&levels));
     }
+    println!("worst periodicity {:.3}, worst pitch {:.2} cents", worst.0, worst.1);
+    assert!(worst.0 >= 0.95, "a single note's periodicity is {:.3}", worst.0);
+    assert!(worst.1 <= 5.0, "a single note is {:.2} cents out of tune", worst.1);
+}
+
+/// The loudest output of the voice playing `key` over the next `seconds` (0 once it is free).
+fn voice_level(engine: &mut rosin_engine::voices::Engine, key: u8, seconds: f64) -> f64 {
+    let mut loudest = 0.0f64;
+    let mut sample = [0.0f32];
+    for _ in 0..(seconds * RATE_HZ) as usize {
+        engine.render(&mut sample);
+        let level = engine.voices().iter().filter(|v| !v.is_free() && v.note.note == key).map(|v| v.last_output().abs()).fold(0.0, f64::max);
+        loudest = loudest.max(level);
+    }
+    loudest
+}
+
+#[test]
+fn in_poly_a_legato_line_damps_the_note_it_leaves_and_a_last_note_rings_on() {
+    use rosin_engine::voice::NoteId;
+    use rosin_engine::voices::{Engine, NoteEvent, NotePattern};
+    let id = |key: u8| NoteId { channel: 0, note: key, voice_id: None };
+    let played = |legato: bool| {
+        let mut engine = Engine::new(RATE_HZ);
+        engine.set_controls(&Controls::default());
+        engine.handle_event(&NoteEvent::NoteOn { note: id(60), velocity: 0.7 });
+        voice_level(&mut engine, 60, 0.5);
+        let before = voice_level(&mut engine, 60, 0.05);
+        // A DAW's legato: the note-off, then the next note-on on the same sample.
+        engine.handle_event(&NoteEvent::NoteOff { pattern: NotePattern::exact(id(60)) });
+        if legato {
+            engine.handle_event(&NoteEvent::NoteOn { note: id(62), velocity: 0.7 });
+        }
+        voice_level(&mut engine, 60, 0.25);
+        (before, voice_level(&mut engine, 60, 0.05))
+    };
+    let (before, left) = played(true);
+    let (alone_before, alone) = played(false);
+    let (left_db, alone_db) = (common::db(left / before), common::db(alone / alone_before));
+    println!("0.25 s after its note-off: a note left by a legato line {left_db:+.1} dB, a last note {alone_db:+.1} dB");
+    assert!(left_db < -30.0, "the note a legato line left rings on at {left_db:+.1} dB");
+    assert!(alone_db > -20.0, "a last note is cut short: {alone_db:+.1} dB");
 }

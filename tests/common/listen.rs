@@ -20,14 +20,17 @@ pub struct PhraseNote {
     pub key: f64,
     pub start: usize,
     pub end: usize,
+    /// How long the note takes to settle after its start (s): the attack, or a legato
+    /// glide. 150 ms unless the phrase says otherwise.
+    pub settle_s: f64,
 }
 
 impl PhraseNote {
-    /// The steady part: past the attack or the change (the larger of 150 ms and a third of
-    /// the note), up to 30 ms before it ends.
+    /// The steady part: past the attack or the change (the larger of its settling time and
+    /// a third of the note), up to 30 ms before it ends.
     pub fn steady(&self, sample_rate_hz: f64) -> std::ops::Range<usize> {
         let length = self.end - self.start;
-        let settle = ((0.150 * sample_rate_hz) as usize).max(length / 3);
+        let settle = ((self.settle_s * sample_rate_hz) as usize).max(length / 3);
         let tail = (0.030 * sample_rate_hz) as usize;
         (self.start + settle).min(self.end)..self.end.saturating_sub(tail).max(self.start + settle).min(self.end)
     }
@@ -61,7 +64,7 @@ pub fn melody(keys: &[u8], note_s: f64, overlap_s: f64, velocity: f64, mod_wheel
         let start = lead_in + note_s * i as f64;
         timeline.push(at(start), TimelineItem::Note(NoteEvent::NoteOn { note: id, velocity }));
         timeline.push(at(start + note_s + overlap_s), TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(id) }));
-        notes.push(PhraseNote { key: key as f64, start: at(start) as usize, end: at(start + note_s) as usize });
+        notes.push(PhraseNote { key: key as f64, start: at(start) as usize, end: at(start + note_s) as usize, settle_s: 0.150 });
     }
     let length = at(lead_in + note_s * keys.len() as f64 + 0.3) as usize;
     Phrase { timeline, notes, length }
@@ -161,12 +164,16 @@ fn best_lag(signal: &[f32], start: usize, window: usize, lo: usize, hi: usize) -
     (lag as f64, r)
 }
 
+/// A pitch that swings more than this over a note is vibrato (the mod wheel's is 18 to 60
+/// cents deep either way); less is a steady note, measured over many periods.
+const VIBRATO_SWING_CENTS: f64 = 12.0;
+
 /// How periodic `signal` is at the period of `f0_hz`, and the frequency it repeats at:
 /// the normalised autocorrelation at one period (found within 3 % of the nominal one, so
 /// vibrato counts as periodic, and refined between lags by a parabola), over windows of
 /// four periods, median; the frequency from the median period, refined over as many whole
-/// periods as fit in half the signal. Periodicity 1.0 is periodic; a double slip or a
-/// raucous note falls well below.
+/// periods as fit in half the signal, or the centre of its vibrato. Periodicity 1.0 is
+/// periodic; a double slip or a raucous note falls well below.
 pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) -> (f64, f64) {
     let period = sample_rate_hz / f0_hz;
     let window = ((4.0 * period) as usize).max((0.010 * sample_rate_hz) as usize);
@@ -183,17 +190,34 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
         return (0.0, f64::NAN);
     }
     let periodicity = median(&mut values);
+    // With vibrato the note's pitch is the centre of its swing: halfway (in cents) between
+    // the 5th and 95th percentiles of the per-window pitch, smoothed over five windows (ten
+    // periods, well inside a vibrato cycle) so that the estimate's own scatter is not taken
+    // for a swing.
+    let mut sorted: Vec<f64> = lags.windows(5).map(|w| w.iter().sum::<f64>() / 5.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let percentile = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
+    let (short, long) = (percentile(0.05), percentile(0.95));
+    if sorted.len() >= 8 && 1200.0 * (long / short).log2() > VIBRATO_SWING_CENTS {
+        return (periodicity, sample_rate_hz / (short * long).sqrt());
+    }
     let mut found = median(&mut lags);
-    // Refine over many periods: the lag's error is divided by their count.
-    let periods = ((signal.len() as f64 * 0.5) / found).floor();
-    if periods >= 2.0 {
-        // The search spans 0.4 of a period either way: the per-window estimate, off by a
-        // tenth of a sample, is off by many samples after many periods.
+    // Refine over many periods: the lag's error is divided by their count. The count doubles
+    // at each step, each search spanning a quarter of a period either way around the last
+    // estimate, so an error of a few tenths of a sample per period never jumps to the
+    // neighbouring multiple.
+    let most = ((signal.len() as f64 * 0.5) / found).floor();
+    let mut periods = 2.0;
+    while periods <= most {
         let centre = found * periods;
-        let reach = (0.4 * found).max(3.0);
+        let reach = (0.25 * found).max(3.0);
         let span = signal.len() - (centre + reach + 2.0) as usize;
         let (lag, _) = best_lag(signal, 0, span, (centre - reach) as usize, (centre + reach).ceil() as usize);
         found = lag / periods;
+        if periods == most {
+            break;
+        }
+        periods = (periods * 2.0).min(most);
     }
     (periodicity, sample_rate_hz / found)
 }

@@ -74,7 +74,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Four strings in fifths (G3 D4 A4 E5, 32.8 cm, Desvages' tensions), played legato, on a violin body.",
         home_key: 69,
         values: &[
-            ("output_gain", -2.5),
+            ("output_gain", -5.5),
             ("play_mode", 1.0),
             ("string_set", 1.0),
             ("body", 0.0),
@@ -92,7 +92,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Four strings in fifths (C3 G3 D4 A4, 37.5 cm), played legato, on a viola body.",
         home_key: 62,
         values: &[
-            ("output_gain", -2.5),
+            ("output_gain", -5.0),
             ("play_mode", 1.0),
             ("string_set", 2.0),
             ("body", 1.0),
@@ -128,7 +128,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Four strings in fourths (E1 A1 D2 G2, 106 cm), played legato, on a double-bass body.",
         home_key: 38,
         values: &[
-            ("output_gain", 1.0),
+            ("output_gain", -3.0),
             ("play_mode", 1.0),
             ("string_set", 4.0),
             ("body", 3.0),

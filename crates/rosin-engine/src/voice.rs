@@ -31,7 +31,7 @@ use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::string::intonation::Intonation;
 use rosin_physics::string::string_set::string_set;
-use rosin_physics::string::note_string::{NoteStringDesign, REFERENCE_WAVE_SPEED_MPS};
+use rosin_physics::string::note_string::{NoteStringDesign, REFERENCE_WAVE_SPEED_MPS, WAVE_SPEED_HEADROOM};
 use rosin_physics::string::tuning::midi_key_to_hz;
 use rosin_physics::waveguide::reflection::StringLosses;
 use rosin_physics::waveguide::WaveguideString;
@@ -173,7 +173,23 @@ pub struct StringVoice {
     /// How many times the bow was put down from rest (a legato change does not count).
     attacks: u64,
     drive_n: f64,
+    /// Samples since the note started, and since it was released (`None` while held).
+    since_start_samples: u64,
+    since_release_samples: Option<u64>,
+    /// The damping of a player's hand on the string (1/s, added to `sigma0`): a released
+    /// note that a legato line has moved on from is stopped from ringing under the next.
+    hand_damping_per_s: f64,
+    /// The hand damping the waveguide's reflections were last designed for.
+    waveguide_hand_damping_per_s: f64,
+    /// The Bow Release control (ms).
+    release_ms_control: f64,
 }
+
+/// A player's hand or lifted finger on a string: it rings down by 60 dB in about 0.17 s
+/// (`sigma0`, so every partial alike, and without a click: only the decay rate changes).
+pub const HAND_DAMPING_PER_S: f64 = 40.0;
+/// A bow that has moved on to the next note leaves a damped string within this long (ms).
+pub const HAND_LIFT_MS: f64 = 40.0;
 
 impl StringVoice {
     /// Allocates a voice for `sample_rate_hz`. Nothing allocates after this.
@@ -227,6 +243,11 @@ impl StringVoice {
             keep_alive: false,
             attacks: 0,
             drive_n: 0.0,
+            since_start_samples: 0,
+            since_release_samples: None,
+            hand_damping_per_s: 0.0,
+            waveguide_hand_damping_per_s: 0.0,
+            release_ms_control: c.bow_release_ms,
         }
     }
 
@@ -323,6 +344,8 @@ impl StringVoice {
     /// with a full attack, or mid-stroke (`legato`) with only the pressure coming in.
     pub fn bow(&mut self, velocity: f64, legato: bool, controls: &Controls) {
         self.velocity = velocity.clamp(0.0, 1.0);
+        self.since_release_samples = None;
+        self.hand_damping_per_s = 0.0;
         if legato {
             self.envelope.start_crossing(CROSSING_MS, controls.bow_release_ms, self.sample_rate_hz);
         } else {
@@ -394,6 +417,9 @@ impl StringVoice {
         self.vibrato_phase_rad = 0.0;
         self.keep_alive = false;
         self.drive_n = 0.0;
+        self.since_start_samples = 0;
+        self.since_release_samples = None;
+        self.hand_damping_per_s = 0.0;
         self.silence.reset();
         self.last_output = 0.0;
     }
@@ -488,12 +514,40 @@ impl StringVoice {
         self.dynamic_friction.set_target(c.dynamic_friction);
         self.stribeck.set_target(c.stribeck_velocity_mps);
         self.intonation_strength.set_target(c.intonation_percent / 100.0);
-        self.envelope.set_release(c.bow_release_ms, self.sample_rate_hz);
+        self.release_ms_control = c.bow_release_ms;
+        self.envelope.set_release(self.release_ms(c.bow_release_ms), self.sample_rate_hz);
     }
 
     /// Note-off: the bow slows down and lifts off.
     pub fn release(&mut self) {
         self.envelope.release();
+        self.since_release_samples.get_or_insert(0);
+    }
+
+    /// A player's hand stops the string ringing ([`HAND_DAMPING_PER_S`]), and the bow, gone
+    /// to the next note, leaves it within [`HAND_LIFT_MS`].
+    pub fn damp_by_hand(&mut self) {
+        self.hand_damping_per_s = HAND_DAMPING_PER_S;
+        self.envelope.set_release(self.release_ms(self.release_ms_control), self.sample_rate_hz);
+    }
+
+    /// The bow's release time: the control's, or a hand's quick lift once damped.
+    fn release_ms(&self, control_ms: f64) -> f64 {
+        if self.hand_damping_per_s > 0.0 {
+            control_ms.min(HAND_LIFT_MS)
+        } else {
+            control_ms
+        }
+    }
+
+    /// Seconds since the note started.
+    pub fn sounding_s(&self) -> f64 {
+        self.since_start_samples as f64 / self.sample_rate_hz
+    }
+
+    /// Seconds since the note was released, `None` while it is held.
+    pub fn released_s(&self) -> Option<f64> {
+        self.since_release_samples.map(|n| n as f64 / self.sample_rate_hz)
     }
 
     #[doc(hidden)]
@@ -522,22 +576,31 @@ impl StringVoice {
             return 0.0;
         }
         self.envelope.advance();
+        self.since_start_samples += 1;
+        if let Some(n) = &mut self.since_release_samples {
+            *n += 1;
+        }
         let damping = self.damping.next();
         let grid = *self.bowed.string.grid();
         // Losses follow the note's nominal wave speed, exactly as the grid was designed for,
         // never the intonation-corrected one, so the stability margin for the largest
         // damping holds.
         let (sigma0, sigma1) = self.design.losses_at(self.nominal_wave_speed_mps, damping);
+        let sigma0 = sigma0 + self.hand_damping_per_s;
         if self.engine == StringEngine::FiniteDifference {
             self.bowed.string.set_losses(sigma0, sigma1);
-        } else if damping != self.waveguide_damping {
+        } else if damping != self.waveguide_damping || self.hand_damping_per_s != self.waveguide_hand_damping_per_s {
             // The same loss per frequency as the finite-difference string of this note.
             self.waveguide.set_losses(StringLosses { sigma0_per_s: sigma0, sigma1_m2_per_s: sigma1, loss_wave_speed_mps: self.nominal_wave_speed_mps, damping_scale: 1.0 });
             self.waveguide_damping = damping;
+            self.waveguide_hand_damping_per_s = self.hand_damping_per_s;
         }
 
+        let (finger_fraction, speed_ratio) = self.next_pitch(grid.intervals as f64);
         let friction = &mut self.bowed.bow.friction;
-        let s0 = self.stiffness.next() * self.stiffness_scale;
+        // The bristles stay as stiff relative to the string under the bow as on the open
+        // string: a stopped string is stiffer there in proportion to its shorter length.
+        let s0 = self.stiffness.next() * self.stiffness_scale / (1.0 - finger_fraction);
         friction.bristle_stiffness_n_per_m = s0;
         friction.bristle_damping_kg_per_s = 0.001 * s0.sqrt();
         friction.static_coefficient = self.static_friction.next();
@@ -546,15 +609,19 @@ impl StringVoice {
         friction.noise_per_normal_force = self.noise.next();
 
         let force = self.force.next() * self.envelope.pressure() * (0.6 + 0.4 * self.velocity);
-        let (finger_fraction, speed_ratio) = self.next_pitch(grid.intervals as f64);
         let controls = BowingControls {
             normal_force_n: force,
             bow_velocity_mps: self.bow_velocity.next() * self.envelope.speed(),
             bow_position: self.position.next(),
             finger_position_m: (finger_fraction > 0.0).then_some(finger_fraction * grid.length_m),
         };
+        // The ear's correction goes on the wave speed as far as the grid allows; the rest
+        // moves the finger, as a player's does (on an open string, a touch near the nut).
+        let correction = self.intonation.correction();
+        let speed_correction = correction.clamp(1.0 / WAVE_SPEED_HEADROOM, WAVE_SPEED_HEADROOM);
+        let stop_fraction = corrected_stop_fraction(finger_fraction, correction / speed_correction, grid.intervals as f64);
         // The string gets eq. 23's finger placed so that it sounds stopped where asked.
-        let on_string = BowingControls { finger_position_m: controls.finger_position_m.map(|x| self.bowed.string.finger_for_stop_m(x)), ..controls };
+        let on_string = BowingControls { finger_position_m: (stop_fraction > 0.0).then(|| self.bowed.string.finger_for_stop_m(stop_fraction * grid.length_m)), ..controls };
         let strength = self.intonation_strength.next();
         // A stopped string's period is shorter in proportion to its vibrating length; a
         // slackened one longer in proportion to its wave speed.
@@ -567,7 +634,8 @@ impl StringVoice {
                 self.decimator.push(bridge_force);
                 self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
             }
-            self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * self.intonation.correction());
+            let speed_correction = self.intonation.correction().clamp(1.0 / WAVE_SPEED_HEADROOM, WAVE_SPEED_HEADROOM);
+            self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
         } else {
             // The waveguide's pitch is its loop length: the stopped and slackened string's
             // frequency, with the ear's correction.
@@ -610,8 +678,7 @@ impl StringVoice {
         let ratio = (semitones / 12.0).exp2() / (1.0 - finger_control);
         self.pitch_ratio = 1.0 / (1.0 - finger_control);
         if ratio >= 1.0 {
-            let max_fraction = 1.0 - MIN_STOPPED_INTERVALS / intervals;
-            ((1.0 - 1.0 / ratio).min(max_fraction).max(0.0), 1.0)
+            ((1.0 - 1.0 / ratio).min(max_stop_fraction(intervals)).max(0.0), 1.0)
         } else {
             (0.0, ratio.max(MIN_WAVE_SPEED_RATIO))
         }
@@ -629,4 +696,20 @@ impl StringVoice {
             self.kill();
         }
     }
+}
+
+/// The furthest along the string a finger may stop it: [`MIN_STOPPED_INTERVALS`] must
+/// still vibrate.
+fn max_stop_fraction(intervals: f64) -> f64 {
+    1.0 - MIN_STOPPED_INTERVALS / intervals
+}
+
+/// Where the finger stops the string (a fraction of its length from the nut) when the pitch
+/// must rise by `pitch_factor` more than stopping it at `stop_fraction` gives: the vibrating
+/// length shrinks by that factor.
+fn corrected_stop_fraction(stop_fraction: f64, pitch_factor: f64, intervals: f64) -> f64 {
+    if pitch_factor == 1.0 {
+        return stop_fraction;
+    }
+    (1.0 - (1.0 - stop_fraction) / pitch_factor).clamp(0.0, max_stop_fraction(intervals).max(stop_fraction))
 }

@@ -22,6 +22,11 @@ pub const MAX_VOICES: usize = 16;
 pub const MAX_DRUM_VOICES: usize = 8;
 /// A stolen voice's last output fades to zero over this long, so stealing never clicks.
 const DECLICK_S: f64 = 0.003;
+/// In poly mode, a note that starts this soon after another on its channel was released
+/// makes a legato line: the released string is damped as a lifted finger damps it.
+pub const LEGATO_GAP_S: f64 = 0.040;
+/// ... and a note released this soon after the next one on its channel started.
+pub const LEGATO_OVERLAP_S: f64 = 0.150;
 
 
 /// A note event for the engine.
@@ -363,8 +368,17 @@ impl Engine {
             self.legato_note_off(pattern);
             return;
         }
-        for voice in self.voices.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
-            voice.release();
+        for i in 0..self.voices.len() {
+            if !(self.voices[i].is_held() && pattern.matches(&self.voices[i].note)) {
+                continue;
+            }
+            self.voices[i].release();
+            // A line played with overlaps: the next note on this channel has just begun, so
+            // this one is lifted off as a finger is, not left ringing under it.
+            let channel = self.voices[i].note.channel;
+            if self.voices.iter().any(|v| v.is_held() && v.note.channel == channel && v.sounding_s() <= LEGATO_OVERLAP_S) {
+                self.voices[i].damp_by_hand();
+            }
         }
         for drum in self.drums.iter_mut().filter(|v| v.is_held() && pattern.matches(&v.note)) {
             drum.release();
@@ -417,6 +431,16 @@ impl Engine {
             return;
         }
         let controls = self.effective_controls();
+        if controls.instrument < 0.5 {
+            // A line played note-off then note-on (as DAWs send legato), or with a short
+            // gap: the note just released is lifted off as a finger is, not left ringing
+            // under this one. Chords and pedalled notes, still held, ring on.
+            for voice in self.voices.iter_mut().filter(|v| !v.is_free() && v.note.channel == note.channel) {
+                if voice.released_s().is_some_and(|s| s <= LEGATO_GAP_S) {
+                    voice.damp_by_hand();
+                }
+            }
+        }
         self.start_voice(controls.instrument >= 0.5, note, velocity, &controls);
     }
 

@@ -7,12 +7,21 @@
 //!
 //! The period is taken between slip onsets: the moment each period when the relative
 //! velocity leaves the bow (reaches the bow's speed, against the bow's direction).
-//! Periods far from the target (double slipping, transients, a lifted bow) are ignored.
+//! Periods far from the target (transients, a lifted bow) are ignored. A slip that comes
+//! well inside a period (a second slip per period, as the lowest strings show near the
+//! bridge) does not restart the count: the period runs from one main slip to the next.
 
-/// The most the correction may raise or lower the wave speed; the grid is designed for it.
-pub const MAX_CORRECTION: f64 = crate::string::note_string::WAVE_SPEED_HEADROOM;
-/// Periods this far from the target are not Helmholtz periods and are ignored.
-const ACCEPTED_PERIOD_RATIO: f64 = 0.08;
+/// The most the correction may raise or lower the pitch (a factor on the frequency, about
+/// two semitones). A bowed string's flattening grows with force and can pass 50 cents on a
+/// violin's E string at its Schelleng upper range. The voice puts the first
+/// [`crate::string::note_string::WAVE_SPEED_HEADROOM`] of it on the wave speed (the grid is
+/// designed for that much) and the rest on the stopping finger.
+pub const MAX_CORRECTION: f64 = 1.12;
+/// Periods this much shorter than the target are not Helmholtz periods and are ignored.
+const ACCEPTED_SHORT_RATIO: f64 = 0.08;
+/// The bow only ever lengthens the period, and on a stopped high note by more than a short
+/// period's margin: longer periods are accepted up to this far from the target.
+const ACCEPTED_LONG_RATIO: f64 = 0.15;
 /// Accepted periods to see before correcting, so the attack transient is not judged.
 const SETTLE_PERIODS: u32 = 4;
 
@@ -81,7 +90,12 @@ impl Intonation {
             let fraction = (slip - threshold) / (slip - self.previous_slip);
             let period = self.samples_since_onset - fraction;
             self.onsets += 1;
-            if self.has_onset && (period / self.target_period_samples - 1.0).abs() < ACCEPTED_PERIOD_RATIO {
+            if self.has_onset && period < (1.0 - ACCEPTED_SHORT_RATIO) * self.target_period_samples {
+                // A second slip inside the period: the period goes on.
+                self.previous_slip = slip;
+                return;
+            }
+            if self.has_onset && period < (1.0 + ACCEPTED_LONG_RATIO) * self.target_period_samples {
                 self.accepted += 1;
                 if self.accepted > SETTLE_PERIODS && strength > 0.0 {
                     // A long period means flat: raise the wave speed in proportion.
@@ -123,10 +137,27 @@ mod tests {
     }
 
     #[test]
+    fn a_second_slip_inside_the_period_does_not_split_it() {
+        // Two slips per period of 100 samples, 30 samples apart, 1 % long.
+        let mut tracker = Intonation::new(100.0);
+        for n in 0..20_000 {
+            let phase = (n as f64 / 101.0).fract() * 101.0;
+            let v = if phase < 8.0 || (30.0..36.0).contains(&phase) { -0.5 } else { 0.0 };
+            tracker.observe(v, 0.1, 1.0);
+        }
+        assert!(tracker.periods() > 150, "{} periods", tracker.periods());
+        assert!(tracker.correction() > 1.005, "{}", tracker.correction());
+    }
+
+    #[test]
     fn ignores_periods_that_are_not_helmholtz() {
         let mut tracker = Intonation::new(100.0);
-        feed(&mut tracker, 50.0, 10_000);
+        feed(&mut tracker, 70.0, 10_000);
         assert_eq!(tracker.periods(), 0);
         assert_eq!(tracker.correction(), 1.0);
+        // A string in its second mode's motion (two slips a period) is still on its period.
+        let mut octave = Intonation::new(100.0);
+        feed(&mut octave, 50.0, 10_000);
+        assert_eq!(octave.correction(), 1.0);
     }
 }

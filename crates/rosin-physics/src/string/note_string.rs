@@ -26,8 +26,9 @@ pub const REFERENCE_SIGMA1_M2_PER_S: f64 = 5e-3;
 pub const MAX_DAMPING_SCALE: f64 = 10.0;
 /// How far the wave speed may be raised while a note sounds (about 51 cents), for
 /// intonation; grids are designed for it. Light strings (a violin's, 60 N) bowed near their
-/// largest force play up to about 40 cents flat of their free pitch in this model (the
-/// bristles' give lengthens each stick), so an open string needs that much correction.
+/// largest force play up to about 60 cents flat of their free pitch in this model (the
+/// bristles' give lengthens each stick); what the wave speed cannot take, the voice puts on
+/// the finger (see `string::intonation::MAX_CORRECTION`).
 pub const WAVE_SPEED_HEADROOM: f64 = 1.03;
 
 /// The design of a note's string, apart from its pitch.
