@@ -278,8 +278,9 @@ fn mono_legato_glides_without_a_new_attack_and_returns_to_a_held_note() {
 #[test]
 fn a_bent_drum_note_sounds_as_the_key_it_is_bent_to() {
     // Default plain-channel range (2 semitones) on channel 1, an MPE master: G3 bent up a
-    // whole tone plays A3's drum, wave speed and pitch.
-    let drum = Controls { instrument: 1.0, ..Controls::default() };
+    // whole tone plays A3's drum, wave speed and pitch. (The drum's ear is off, so that the
+    // wave speed is the bend's alone.)
+    let drum = Controls { instrument: 1.0, intonation_percent: 0.0, ..Controls::default() };
     let play = |key: u8, raw_bend: f64| {
         let mut engine = engine_with(drum);
         on(&mut engine, 0, key, None);

@@ -47,6 +47,18 @@ fn a_vibrato_is_read_at_its_centre() {
 }
 
 #[test]
+fn a_pitch_that_drifts_is_read_as_its_average_not_as_a_vibrato() {
+    // Settling from 30 cents flat onto the note over the window, as an ear does: the
+    // frequency over the window averages about 14 cents flat.
+    let f0 = 103.83;
+    let signal = sawtooth(0.7, |t| f0 * ((-30.0 * (-t / 0.4).exp()) / 1200.0f64).exp2());
+    let (_, hz) = periodicity_and_pitch(&signal, RATE_HZ, f0);
+    let read = common::cents(hz, f0);
+    let mean = -30.0 * 0.4 / 0.7 * (1.0 - (-0.7f64 / 0.4).exp());
+    assert!((read - mean).abs() < 3.0, "read {read:+.2} cents, mean {mean:+.2}");
+}
+
+#[test]
 fn noise_and_a_note_an_octave_apart_are_not_periodic_at_the_period() {
     let mut state = 0x1234_5678_u32;
     let noise: Vec<f32> = (0..24_000)

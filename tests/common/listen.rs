@@ -194,11 +194,16 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
     // the 5th and 95th percentiles of the per-window pitch, smoothed over five windows (ten
     // periods, well inside a vibrato cycle) so that the estimate's own scatter is not taken
     // for a swing.
-    let mut sorted: Vec<f64> = lags.windows(5).map(|w| w.iter().sum::<f64>() / 5.0).collect();
+    // A pitch that only drifts (an ear still settling) is not a vibrato: a vibrato crosses
+    // its centre at least three times.
+    let track: Vec<f64> = lags.windows(5).map(|w| w.iter().sum::<f64>() / 5.0).collect();
+    let mut sorted = track.clone();
     sorted.sort_by(f64::total_cmp);
     let percentile = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
     let (short, long) = (percentile(0.05), percentile(0.95));
-    if sorted.len() >= 8 && 1200.0 * (long / short).log2() > VIBRATO_SWING_CENTS {
+    let centre = (short * long).sqrt();
+    let crossings = track.windows(2).filter(|w| (w[0] - centre).signum() != (w[1] - centre).signum()).count();
+    if sorted.len() >= 8 && crossings >= 3 && 1200.0 * (long / short).log2() > VIBRATO_SWING_CENTS {
         return (periodicity, sample_rate_hz / (short * long).sqrt());
     }
     let mut found = median(&mut lags);

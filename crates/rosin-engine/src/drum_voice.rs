@@ -16,6 +16,11 @@
 //!
 //! Bow force and velocity are the string's parameters, used as the paper's `fN` and `vB`
 //! (no per-string Schelleng mapping: one membrane, the paper's ranges).
+//!
+//! Two things are Rosin's own, so that the drum plays across its keys (`docs/physics.md`):
+//! below [`BRISTLE_REFERENCE_WAVE_SPEED_MPS`] the bristles soften as `c^2`, as the
+//! membrane's tension does; and an ear ([`Intonation::observe_wave`]) takes out the bow's
+//! flattening by correcting the wave speed. The Paper resolution keeps the paper's bow.
 
 use crate::controls::Controls;
 use crate::expression::NoteExpression;
@@ -25,6 +30,7 @@ use crate::envelope::{BowEnvelope, Phase, SilenceDetector};
 use rosin_physics::drum::friction_drum::{fundamental_eigenvalue, wave_speed_for_mode, DrumControls, DrumDesign, DrumQuality, FrictionDrum, MAX_SIGMA0_PER_S, MAX_SIGMA1_M2_PER_S, MAX_TUNING_WAVE_SPEED_MPS, MAX_VIBRATO_DEPTH_MPS, MIN_TUNING_WAVE_SPEED_MPS};
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::drum::membrane::{Membrane, MembraneTuning};
+use rosin_physics::string::intonation::Intonation;
 use rosin_physics::string::tuning::midi_key_to_hz;
 use crate::voice::NoteId;
 
@@ -66,6 +72,8 @@ pub struct DrumVoice {
     tube_intervals: usize,
     /// The in-tune wave speed of the note being played.
     note_wave_speed_mps: f64,
+    /// Played on the paper's grid, with the paper's bow.
+    paper: bool,
     vibrato_phase: f64,
     bend_st: LinearRamp,
     force: LinearRamp,
@@ -78,6 +86,10 @@ pub struct DrumVoice {
     variation: LinearRamp,
     rate: LinearRamp,
     gain: LinearRamp,
+    intonation_strength: LinearRamp,
+    /// The player's ear, as on a string: the bowed membrane plays flat of its free (0,1)
+    /// mode (up to 45 cents low on the keyboard), and this takes it out.
+    intonation: Intonation,
     last_output: f64,
     applied: DrumControls,
     recoveries: u64,
@@ -122,6 +134,7 @@ impl DrumVoice {
             grids,
             tube_intervals,
             note_wave_speed_mps: tuning_wave_speed_mps(IN_TUNE_TUNING),
+            paper: false,
             vibrato_phase: 0.0,
             bend_st: LinearRamp::pitch_smoother(sample_rate_hz),
             force: ramp(c.bow_force_n),
@@ -134,6 +147,8 @@ impl DrumVoice {
             variation: ramp(c.drum_variation),
             rate: ramp(c.drum_rate),
             gain: ramp(c.drum_gain),
+            intonation_strength: ramp(c.intonation_percent / 100.0),
+            intonation: Intonation::new(100.0),
             last_output: 0.0,
             applied: DrumControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_x_m: 0.15, bow_y_m: 0.15, tuning: MembraneTuning::default() },
             recoveries: 0,
@@ -169,6 +184,11 @@ impl DrumVoice {
         self.recoveries
     }
 
+    /// The ear that keeps the bowed pitch on the note.
+    pub fn intonation(&self) -> &Intonation {
+        &self.intonation
+    }
+
     /// The wave speed that puts key `key`'s (0,1) mode in tune on the grid of `quality`.
     pub fn in_tune_wave_speed_mps(&self, key: f64, quality: DrumQuality) -> f64 {
         let (n, eigenvalue) = self.grids[quality as usize];
@@ -183,12 +203,14 @@ impl DrumVoice {
         let design = *self.drum.design();
         self.drum.configure(design, self.grids[quality as usize].0, self.tube_intervals, self.sample_rate_hz, 0x2545_F491_4F6C_DD1D ^ age);
         self.note_wave_speed_mps = self.in_tune_wave_speed_mps(note.note as f64, quality);
+        self.paper = quality == DrumQuality::Paper;
         self.dc_blocker.reset();
         self.note = note;
         self.age = age;
         self.velocity = velocity.clamp(0.0, 1.0);
         self.vibrato_phase = 0.0;
         self.bend_st.snap(0.0);
+        self.intonation = Intonation::new(self.sample_rate_hz / midi_key_to_hz(note.note as f64)).with_gain(DRUM_EAR_GAIN);
         self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
         self.silence.reset();
         self.last_output = 0.0;
@@ -206,6 +228,7 @@ impl DrumVoice {
         self.variation.snap(c.drum_variation);
         self.rate.snap(c.drum_rate);
         self.gain.snap(c.drum_gain);
+        self.intonation_strength.snap(c.intonation_percent / 100.0);
     }
 
     /// Pitch bend and note tuning (semitones), smoothed over [`crate::dsp::ramp::PITCH_SMOOTHING_S`].
@@ -225,6 +248,7 @@ impl DrumVoice {
         self.variation.set_target(c.drum_variation);
         self.rate.set_target(c.drum_rate);
         self.gain.set_target(c.drum_gain);
+        self.intonation_strength.set_target(c.intonation_percent / 100.0);
         self.envelope.set_release(c.bow_release_ms, self.sample_rate_hz);
     }
 
@@ -276,8 +300,22 @@ impl DrumVoice {
         // A bend moves the wave speed as tension would, inside the grid's design range (like
         // the Tuning control), so it can never break the stability condition.
         let bend = (self.bend_st.next() / 12.0).exp2();
-        let wave_speed = (self.note_wave_speed_mps * detune * bend).clamp(MIN_TUNING_WAVE_SPEED_MPS, MAX_TUNING_WAVE_SPEED_MPS) + vibrato;
-        self.drum.bow.friction.noise_per_normal_force = 0.004 * self.noise.next();
+        let steady_speed = (self.note_wave_speed_mps * detune * bend * self.intonation.correction()).clamp(MIN_TUNING_WAVE_SPEED_MPS, MAX_TUNING_WAVE_SPEED_MPS);
+        let wave_speed = steady_speed + vibrato;
+        // The (0,1) mode's frequency is proportional to the wave speed: Tuning, bends and the
+        // waver move the pitch the ear aims at in proportion, so it never fights them.
+        let aimed_hz = midi_key_to_hz(self.note.note as f64) * detune * bend * (wave_speed / steady_speed);
+        self.intonation.set_target_period(self.sample_rate_hz / aimed_hz);
+        let friction = &mut self.drum.bow.friction;
+        friction.noise_per_normal_force = 0.004 * self.noise.next();
+        // The bristles keep their stiffness relative to the membrane's tension (`c^2`) below
+        // the reference wave speed: on a slack membrane the paper's 1e5 N/m would pin the bow
+        // point, and the drum would lock to a higher mode or go raucous. The Paper resolution
+        // keeps the paper's bow, as published.
+        let softening = if self.paper { 1.0 } else { (wave_speed / BRISTLE_REFERENCE_WAVE_SPEED_MPS).powi(2).min(1.0) };
+        let s0 = PAPER_BRISTLE_STIFFNESS_N_PER_M * softening;
+        friction.bristle_stiffness_n_per_m = s0;
+        friction.bristle_damping_kg_per_s = 0.001 * s0.sqrt();
         let (x, y) = (self.bow_x.next(), self.bow_y.next());
         let (bow_x_m, bow_y_m) = self.bow_point_m(x, y);
         let controls = DrumControls {
@@ -297,7 +335,13 @@ impl DrumVoice {
         // The bowed membrane's displacement grows about as 1/c (onofrei2021 section 4.2 adds
         // a gain knob for it); scaling by c keeps low and high notes at similar levels.
         let level = (wave_speed - vibrato) / tuning_wave_speed_mps(IN_TUNE_TUNING);
-        let output = self.dc_blocker.process(displacement) * OUTPUT_SCALE_PER_M * level * gain;
+        let centred = self.dc_blocker.process(displacement);
+        // The bow slips more than once a period on a membrane: the ear times the open end's
+        // nearly sinusoidal wave instead.
+        // It listens once the bow has come in: the attack's own periods are not the note's.
+        let strength = self.intonation_strength.next() * if self.envelope.pressure() >= 0.95 { 1.0 } else { 0.0 };
+        self.intonation.observe_wave(centred, strength);
+        let output = centred * OUTPUT_SCALE_PER_M * level * gain;
         if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.drum.is_sane(DIVERGED_DISPLACEMENT_M)) {
             self.recoveries += 1;
             self.kill();
@@ -311,9 +355,19 @@ impl DrumVoice {
     }
 }
 
+/// The drum's ear corrects this share of each period's error: a rough bow's periods jitter
+/// by a few per cent, which a quicker ear would follow.
+pub const DRUM_EAR_GAIN: f64 = 0.1;
+
+/// onofrei2021 Table 1's bristle stiffness (N/m).
+pub const PAPER_BRISTLE_STIFFNESS_N_PER_M: f64 = 1e5;
+/// Below this wave speed (middle C's at the default Tuning) the bristles soften with the
+/// membrane's tension: at key 36 they are 16 times softer than the paper's.
+pub const BRISTLE_REFERENCE_WAVE_SPEED_MPS: f64 = 103.0;
+
 /// onofrei2021 Table 1's bow: s0 = 1e5 N/m, s1 = 0.001 sqrt(s0), s2 = 4 kg/s.
 pub fn paper_friction() -> ElastoPlasticParams {
-    let s0 = 1e5;
+    let s0 = PAPER_BRISTLE_STIFFNESS_N_PER_M;
     ElastoPlasticParams {
         bristle_stiffness_n_per_m: s0,
         bristle_damping_kg_per_s: 0.001 * s0.sqrt(),

@@ -28,6 +28,10 @@ pub struct Preset {
     pub description: &'static str,
     /// A key the preset is meant to be heard at (its test plays it).
     pub home_key: u8,
+    /// The keys it is made for, lowest and highest: a string instrument's lowest open string
+    /// and three octaves above it; a drum's range in tune, periodic and even
+    /// (`tests/drum_keys.rs` checks each key).
+    pub keys: (u8, u8),
     /// `(control ID, plain value)` for every control that differs from its default.
     pub values: &'static [(&'static str, f64)],
 }
@@ -73,6 +77,7 @@ pub const PRESETS: &[Preset] = &[
         category: "Strings",
         description: "Four strings in fifths (G3 D4 A4 E5, 32.8 cm, Desvages' tensions), played legato, on a violin body.",
         home_key: 69,
+        keys: (55, 91),
         values: &[
             ("output_gain", -5.5),
             ("play_mode", 1.0),
@@ -91,6 +96,7 @@ pub const PRESETS: &[Preset] = &[
         category: "Strings",
         description: "Four strings in fifths (C3 G3 D4 A4, 37.5 cm), played legato, on a viola body.",
         home_key: 62,
+        keys: (48, 84),
         values: &[
             ("output_gain", -5.0),
             ("play_mode", 1.0),
@@ -109,6 +115,7 @@ pub const PRESETS: &[Preset] = &[
         category: "Strings",
         description: "Four strings in fifths (C2 G2 D3 A3, 69 cm, Desvages' tensions), played legato, on a cello body.",
         home_key: 50,
+        keys: (36, 72),
         values: &[
             ("output_gain", -3.5),
             ("play_mode", 1.0),
@@ -127,6 +134,7 @@ pub const PRESETS: &[Preset] = &[
         category: "Strings",
         description: "Four strings in fourths (E1 A1 D2 G2, 106 cm), played legato, on a double-bass body.",
         home_key: 38,
+        keys: (28, 64),
         values: &[
             ("output_gain", -3.0),
             ("play_mode", 1.0),
@@ -145,8 +153,9 @@ pub const PRESETS: &[Preset] = &[
         category: "Papers",
         description: "willemsen2019 Table 1: steel, r 0.5 mm, 1 m, E 200 GPa; s0 1e4, muC 0.3, muS 0.8, vS 0.1. Dry bridge force, no body.",
         home_key: 55,
+        keys: (55, 91),
         values: &[
-            ("output_gain", 1.5),
+            ("output_gain", 2.5),
             ("string_set", 5.0),
             ("body_mix", 0.0),
             ("bristle_stiffness", 1e4),
@@ -163,8 +172,9 @@ pub const PRESETS: &[Preset] = &[
         category: "Papers",
         description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s at beta 0.0786. Dry, no body. The force is 8 N, not the paper's 2.343 N: Rosin's bow is a point, the paper's a 1 cm ribbon of compliant hair, and a point needs more force for Helmholtz motion at this beta.",
         home_key: 43,
+        keys: (43, 79),
         values: &[
-            ("output_gain", -13.5),
+            ("output_gain", -12.5),
             ("string_set", 6.0),
             ("body_mix", 0.0),
             ("bristle_stiffness", 3.186e5),
@@ -179,17 +189,18 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "Cuica",
         category: "Friction Drums",
-        description: "A small friction drum: light damping, a rubbed stick that wavers in pitch. Best high, from G3 to E4 (the drum's in-tune range ends near F#4).",
+        description: "A small friction drum: light damping, a rubbed stick that wavers in pitch. Made for A#3 to D#4.",
         home_key: 62,
+        keys: (58, 63),
         values: &[
-            ("output_gain", 7.0),
+            ("output_gain", 9.0),
             ("instrument", 1.0),
             ("drum_damping", 0.6),
             ("drum_noise", 1.5),
             ("drum_variation", 4.0),
             ("drum_rate", 6.5),
-            ("drum_bow_x", 0.5),
-            ("drum_bow_y", 0.5),
+            ("drum_bow_x", 0.4),
+            ("drum_bow_y", 0.45),
             ("bow_velocity", 0.15),
             ("body_mix", 0.0),
         ],
@@ -197,9 +208,11 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "Rummelpot",
         category: "Friction Drums",
-        description: "A pot drum grunting low: a heavy, rough bow and a slow waver. Best from A2 to E3; lower, the heavy bow makes it wander in pitch.",
+        description: "A pot drum grunting low: a heavy, rough bow and a slow waver. Made for A#2 to F#3.",
         home_key: 48,
+        keys: (46, 54),
         values: &[
+            ("output_gain", -9.0),
             ("instrument", 1.0),
             ("drum_noise", 4.0),
             ("drum_variation", 1.5),
@@ -207,7 +220,7 @@ pub const PRESETS: &[Preset] = &[
             ("drum_bow_x", 0.35),
             ("drum_bow_y", 0.4),
             ("bow_force", 12.0),
-            ("bow_velocity", 0.08),
+            ("bow_velocity", 0.1),
             ("body_mix", 0.0),
         ],
     },
@@ -216,8 +229,9 @@ pub const PRESETS: &[Preset] = &[
         category: "Sound Design",
         description: "Very stiff, barely damped strings bowed close to the bridge: bell-like inharmonic partials.",
         home_key: 72,
+        keys: (55, 91),
         values: &[
-            ("output_gain", -5.5),
+            ("output_gain", -0.5),
             ("string_stiffness", 3e-3),
             ("damping", 0.25),
             ("bow_position", 0.1),
@@ -234,6 +248,7 @@ pub const PRESETS: &[Preset] = &[
         category: "Sound Design",
         description: "One voice gliding slowly between notes with a wide, slow vibrato, through a cello body.",
         home_key: 57,
+        keys: (55, 91),
         values: &[
             ("output_gain", -8.5),
             ("play_mode", 2.0),
@@ -263,5 +278,18 @@ mod tests {
             assert!(PRESETS[i + 1..].iter().all(|p| p.name != preset.name));
         }
         assert!(find("violin").is_some());
+    }
+
+    #[test]
+    fn a_string_preset_is_made_for_three_octaves_from_its_lowest_string_and_holds_its_home_key() {
+        for preset in PRESETS {
+            let (low, high) = preset.keys;
+            assert!((low..=high).contains(&preset.home_key), "{}", preset.name);
+            let controls = preset.controls();
+            if controls.instrument < 0.5 {
+                let lowest = rosin_physics::string::string_set::string_set(controls.string_set).strings[0].open_key;
+                assert_eq!((low, high), (lowest, lowest + 36), "{}", preset.name);
+            }
+        }
     }
 }

@@ -38,12 +38,27 @@ pub struct Intonation {
     accepted: u32,
     onsets: u32,
     correction: f64,
+    /// The recent peak of the wave [`Intonation::observe_wave`] follows.
+    wave_peak: f64,
+    /// How much of each period's error is corrected at full strength.
+    gain: f64,
 }
+
+/// The share of each period's error corrected at full strength: a steady note is in tune
+/// within about 30 periods.
+pub const DEFAULT_GAIN: f64 = 0.1;
 
 impl Intonation {
     /// Tracks toward a period of `target_period_samples` (at the rate the string runs at).
     pub fn new(target_period_samples: f64) -> Self {
-        Self { target_period_samples, previous_slip: 0.0, samples_since_onset: 0.0, has_onset: false, armed: false, accepted: 0, onsets: 0, correction: 1.0 }
+        Self { target_period_samples, previous_slip: 0.0, samples_since_onset: 0.0, has_onset: false, armed: false, accepted: 0, onsets: 0, correction: 1.0, wave_peak: 0.0, gain: DEFAULT_GAIN }
+    }
+
+    /// A gentler (or quicker) ear: `gain` of each period's error is corrected. A noisy
+    /// source, whose periods jitter, wants a small one.
+    pub fn with_gain(mut self, gain: f64) -> Self {
+        self.gain = gain.clamp(0.0, 1.0);
+        self
     }
 
     /// Moves the target (a stopping finger shortens the period).
@@ -88,26 +103,49 @@ impl Intonation {
             self.armed = false;
             // Sub-sample crossing time, counted back from this sample.
             let fraction = (slip - threshold) / (slip - self.previous_slip);
-            let period = self.samples_since_onset - fraction;
-            self.onsets += 1;
-            if self.has_onset && period < (1.0 - ACCEPTED_SHORT_RATIO) * self.target_period_samples {
-                // A second slip inside the period: the period goes on.
-                self.previous_slip = slip;
-                return;
-            }
-            if self.has_onset && period < (1.0 + ACCEPTED_LONG_RATIO) * self.target_period_samples {
-                self.accepted += 1;
-                if self.accepted > SETTLE_PERIODS && strength > 0.0 {
-                    // A long period means flat: raise the wave speed in proportion.
-                    let error = period / self.target_period_samples - 1.0;
-                    let gain = 0.1 * strength.clamp(0.0, 1.0);
-                    self.correction = (self.correction * (1.0 + gain * error)).clamp(1.0 / MAX_CORRECTION, MAX_CORRECTION);
-                }
-            }
-            self.has_onset = true;
-            self.samples_since_onset = fraction;
+            self.onset(fraction, strength);
         }
         self.previous_slip = slip;
+    }
+
+    /// Feeds one sample of a wave that crosses zero upwards once a period (a nearly
+    /// sinusoidal output, such as the friction drum's, whose bow slips more than once a
+    /// period). Crossings count once the wave has dipped below a third of its recent peak.
+    #[inline]
+    pub fn observe_wave(&mut self, wave: f64, strength: f64) {
+        self.samples_since_onset += 1.0;
+        self.wave_peak = (self.wave_peak * (1.0 - 0.25 / self.target_period_samples.max(1.0))).max(wave.abs());
+        if wave < -0.3 * self.wave_peak {
+            self.armed = true;
+        }
+        if self.armed && self.previous_slip < 0.0 && wave >= 0.0 {
+            self.armed = false;
+            let fraction = wave / (wave - self.previous_slip);
+            self.onset(fraction, strength);
+        }
+        self.previous_slip = wave;
+    }
+
+    /// A period's start, `fraction` of a sample before this one: the period since the last
+    /// one is judged, and a Helmholtz period corrects the pitch.
+    fn onset(&mut self, fraction: f64, strength: f64) {
+        let period = self.samples_since_onset - fraction;
+        self.onsets += 1;
+        if self.has_onset && period < (1.0 - ACCEPTED_SHORT_RATIO) * self.target_period_samples {
+            // A second slip inside the period: the period goes on.
+            return;
+        }
+        if self.has_onset && period < (1.0 + ACCEPTED_LONG_RATIO) * self.target_period_samples {
+            self.accepted += 1;
+            if self.accepted > SETTLE_PERIODS && strength > 0.0 {
+                // A long period means flat: raise the wave speed in proportion.
+                let error = period / self.target_period_samples - 1.0;
+                let gain = self.gain * strength.clamp(0.0, 1.0);
+                self.correction = (self.correction * (1.0 + gain * error)).clamp(1.0 / MAX_CORRECTION, MAX_CORRECTION);
+            }
+        }
+        self.has_onset = true;
+        self.samples_since_onset = fraction;
     }
 }
 
@@ -147,6 +185,17 @@ mod tests {
         }
         assert!(tracker.periods() > 150, "{} periods", tracker.periods());
         assert!(tracker.correction() > 1.005, "{}", tracker.correction());
+    }
+
+    #[test]
+    fn a_wave_with_a_strong_second_harmonic_is_timed_once_a_period() {
+        let mut tracker = Intonation::new(100.0);
+        for n in 0..20_000 {
+            let phase = std::f64::consts::TAU * n as f64 / 100.8;
+            tracker.observe_wave(phase.sin() + 0.6 * (2.0 * phase + 0.5).sin(), 1.0);
+        }
+        assert!(tracker.periods() > 150, "{} periods", tracker.periods());
+        assert!(tracker.correction() > 1.004, "{}", tracker.correction());
     }
 
     #[test]
