@@ -246,3 +246,28 @@ fn in_poly_a_legato_line_damps_the_note_it_leaves_and_a_last_note_rings_on() {
     assert!(left_db < -30.0, "the note a legato line left rings on at {left_db:+.1} dB");
     assert!(alone_db > -20.0, "a last note is cut short: {alone_db:+.1} dB");
 }
+
+/// The README's sound examples (`scripts/sound-examples.sh`): each MIDI phrase, rendered from
+/// its preset as the script does, is clean (finite, below -1 dBFS, no voice diverged), and
+/// its encoded file is there and small.
+#[test]
+fn the_readme_sound_examples_render_clean() {
+    let examples = [("violin", "Violin"), ("cello", "Cello"), ("steel-string", "Willemsen 2019 Steel String"), ("rummelpot", "Rummelpot"), ("cuica", "Cuica"), ("ghost-cello", "Ghost Cello Lead")];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/sounds");
+    let mut total_bytes = 0;
+    for (name, preset) in examples {
+        let bytes = std::fs::read(dir.join(format!("{name}.mid"))).expect("the example's MIDI file");
+        let timeline = rosin_engine::render::midi_file::parse(&bytes, RATE_HZ).expect("a readable MIDI file");
+        let mut controls = rosin_engine::presets::find(preset).expect("a factory preset").controls();
+        let mut engine = rosin_engine::voices::Engine::new(RATE_HZ);
+        let length = timeline.end() + (2.0 * RATE_HZ) as u64;
+        let out = rosin_engine::render::render(&mut engine, &mut controls, &timeline, length, 512);
+        let peak = common::db(common::peak(&out) as f64);
+        println!("{name:13} {preset:28} {:5.1} s  peak {peak:+5.1} dBFS", out.len() as f64 / RATE_HZ);
+        assert!(out.iter().all(|s| s.is_finite()), "{name}");
+        assert!(peak <= -1.0, "{name} peaks at {peak:+.1} dBFS");
+        assert_eq!(engine.recoveries(), 0, "{name}: a voice diverged");
+        total_bytes += std::fs::metadata(dir.join(format!("{name}.opus"))).expect("the encoded example").len();
+    }
+    assert!(total_bytes < 500_000, "the examples take {total_bytes} bytes");
+}
