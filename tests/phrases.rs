@@ -271,3 +271,50 @@ fn the_readme_sound_examples_render_clean() {
     }
     assert!(total_bytes < 500_000, "the examples take {total_bytes} bytes");
 }
+
+/// Repeated notes on one key, chords and a fast run (8 notes a second): no note change
+/// bursts above 6 kHz more than the notes around it, and a stolen voice is not heard.
+#[test]
+fn repeated_notes_chords_and_fast_runs_change_cleanly() {
+    use common::listen::{chord, Phrase};
+    use rosin_engine::render::Timeline;
+    let at = |s: f64| (s * RATE_HZ).round() as usize;
+    let mut worst = f64::MIN;
+    for (name, controls) in string_instruments() {
+        // Repeated notes: one key, eight times, 0.3 s each, in DAW order (a pad whose bow
+        // takes longer than that to come in is played as slowly as it speaks).
+        let lowest = string_set(controls.string_set).strings[0].open_key;
+        let settle_s = (controls.bow_attack_ms * 1e-3 + 0.1).max(0.150);
+        let mut repeated = melody(&[lowest + 12; 8], (settle_s + 0.15).max(0.3), DAW_LEGATO_S, 0.7, 0.0, RATE_HZ);
+        repeated.notes.iter_mut().for_each(|n| n.settle_s = settle_s);
+        // A fast run: a two-octave scale at 8 notes a second.
+        let mut run = melody(&two_octave_scale(lowest), 0.125, DAW_LEGATO_S, 0.7, 0.0, RATE_HZ);
+        // Each note of the run is judged from 40 ms on.
+        run.notes.iter_mut().for_each(|n| n.settle_s = 0.04);
+        // Chords: three triads, each held 0.8 s, the next struck as the last is released.
+        let mut timeline = Timeline::default();
+        let mut notes = Vec::new();
+        for (i, root) in [lowest + 12, lowest + 17, lowest + 19].into_iter().enumerate() {
+            let start = 0.01 + 0.8 * i as f64;
+            chord(&[root, root + 4, root + 7], start, 0.8, 0.7, RATE_HZ, &mut timeline);
+            notes.push(common::listen::PhraseNote { key: root as f64, start: at(start), end: at(start + 0.8), settle_s: 0.15 });
+        }
+        let chords = Phrase { timeline, length: at(0.01 + 2.4 + 0.5), notes };
+        // A pad's slow bow never speaks at 8 notes a second: it is not asked to.
+        let phrases = if controls.bow_attack_ms < 500.0 { vec![("repeated notes", repeated), ("fast run", run), ("chords", chords)] } else { vec![("repeated notes", repeated), ("chords", chords)] };
+        for (what, phrase) in phrases {
+            let out = render_phrase(&phrase, &controls, RATE_HZ);
+            let report = listen(&out, RATE_HZ, &phrase.notes);
+            let loudest = report.changes.iter().map(|c| c.burst_db).fold(f64::MIN, f64::max);
+            println!("{name:28} {what:15} worst burst at a change {loudest:+5.1} dB, peak {:+5.1} dBFS", report.peak_dbfs);
+            worst = worst.max(loudest);
+            // A factory preset leaves a triad its headroom (the default instrument's Output
+            // Gain is the parameter's default, 0 dB: it is not levelled).
+            if what == "chords" && name != "Default" {
+                assert!(report.peak_dbfs <= -1.0, "{name}: a triad peaks at {:+.1} dBFS", report.peak_dbfs);
+            }
+        }
+    }
+    println!("worst burst {worst:+.1} dB");
+    assert!(worst <= MAX_CHANGE_BURST_DB, "a change bursts {worst:+.1} dB");
+}

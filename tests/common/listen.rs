@@ -197,14 +197,16 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
     // A pitch that only drifts (an ear still settling) is not a vibrato: a vibrato crosses
     // its centre at least three times.
     let track: Vec<f64> = lags.windows(5).map(|w| w.iter().sum::<f64>() / 5.0).collect();
-    let mut sorted = track.clone();
-    sorted.sort_by(f64::total_cmp);
-    let percentile = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
-    let (short, long) = (percentile(0.05), percentile(0.95));
-    let centre = (short * long).sqrt();
-    let crossings = track.windows(2).filter(|w| (w[0] - centre).signum() != (w[1] - centre).signum()).count();
-    if sorted.len() >= 8 && crossings >= 3 && 1200.0 * (long / short).log2() > VIBRATO_SWING_CENTS {
-        return (periodicity, sample_rate_hz / (short * long).sqrt());
+    if track.len() >= 8 {
+        let mut sorted = track.clone();
+        sorted.sort_by(f64::total_cmp);
+        let percentile = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
+        let (short, long) = (percentile(0.05), percentile(0.95));
+        let centre = (short * long).sqrt();
+        let crossings = track.windows(2).filter(|w| (w[0] - centre).signum() != (w[1] - centre).signum()).count();
+        if crossings >= 3 && 1200.0 * (long / short).log2() > VIBRATO_SWING_CENTS {
+            return (periodicity, sample_rate_hz / centre);
+        }
     }
     let mut found = median(&mut lags);
     // Refine over many periods: the lag's error is divided by their count. The count doubles

@@ -15,7 +15,8 @@
 //!
 //! Each preset's *Output Gain* puts its loudest playing (velocity 127, full pressure and
 //! mod wheel, over its range in its own playing mode) at about -3 dBFS, so that presets
-//! sit at even levels and none reaches full scale: `tests/phrases.rs` measures it.
+//! sit at even levels and none reaches full scale: `tests/phrases.rs` measures it. The
+//! presets that play chords (Poly) sit lower, so that a triad stays below -1 dBFS.
 
 use crate::controls::{self, ControlSpec, Controls, Taper};
 
@@ -155,7 +156,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 55,
         keys: (55, 91),
         values: &[
-            ("output_gain", 2.5),
+            ("output_gain", -4.5),
             ("string_set", 5.0),
             ("body_mix", 0.0),
             ("bristle_stiffness", 1e4),
@@ -174,7 +175,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 43,
         keys: (43, 79),
         values: &[
-            ("output_gain", -12.5),
+            ("output_gain", -15.0),
             ("string_set", 6.0),
             ("body_mix", 0.0),
             ("bristle_stiffness", 3.186e5),
@@ -231,7 +232,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 72,
         keys: (55, 91),
         values: &[
-            ("output_gain", -0.5),
+            ("output_gain", -7.0),
             ("string_stiffness", 3e-3),
             ("damping", 0.25),
             ("bow_position", 0.1),
