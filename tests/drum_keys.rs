@@ -8,8 +8,10 @@
 //! higher mode; and an ear times the open end's wave and corrects the wave speed, as on the
 //! strings, taking out the bow's flattening (up to 100 cents on a heavily bowed low key).
 //!
-//! Levels across keys are printed, not yet held to: the tube's resonances make some keys 10
-//! to 25 dB quieter than their neighbours (issue 14).
+//! Levels: over a drum preset's range no key strays more than 5 dB from a straight line of
+//! level (issue 14 asks for 3). The default drum's levels are printed: at its default
+//! 6 N some keys sit on the tube's resonance and are 10 to 25 dB quieter; pressed harder
+//! (the presets bow at 12 N) they speak as loud as their neighbours.
 
 mod common;
 
@@ -19,6 +21,8 @@ use rosin_engine::presets::PRESETS;
 use rosin_physics::string::tuning::midi_key_to_hz;
 
 const RATE_HZ: f64 = 48_000.0;
+/// The most a drum preset's key may stray from a straight line of level over its range.
+const MAX_LEVEL_DEVIATION_DB: f64 = 5.0;
 
 struct KeyReport {
     key: u8,
@@ -37,8 +41,9 @@ fn play(controls: &Controls, key: u8) -> KeyReport {
     KeyReport { key, periodicity, cents: common::cents(hz, f0), rms_db: common::db(common::rms(steady)) }
 }
 
-/// Plays `keys`, prints each, and returns the worst periodicity and pitch.
-fn play_all(name: &str, controls: &Controls, keys: impl Iterator<Item = u8>) -> (f64, f64) {
+/// Plays `keys`, prints each, and returns the worst periodicity, the worst pitch (cents) and
+/// how far the levels stray from a straight line (dB).
+fn play_all(name: &str, controls: &Controls, keys: impl Iterator<Item = u8>) -> (f64, f64, f64) {
     println!("{name}:");
     let reports: Vec<KeyReport> = keys.map(|key| play(controls, key)).collect();
     for r in &reports {
@@ -46,17 +51,20 @@ fn play_all(name: &str, controls: &Controls, keys: impl Iterator<Item = u8>) -> 
     }
     let levels: Vec<(f64, f64)> = reports.iter().map(|r| (r.key as f64, r.rms_db)).collect();
     let (quietest, loudest) = levels.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &(_, l)| (lo.min(l), hi.max(l)));
-    println!("  levels {quietest:.1} to {loudest:.1} dB; the furthest from a straight line is {:.1} dB", straight_line_deviation(&levels));
-    (reports.iter().map(|r| r.periodicity).fold(f64::MAX, f64::min), reports.iter().map(|r| r.cents.abs()).fold(0.0, f64::max))
+    let deviation = straight_line_deviation(&levels);
+    println!("  levels {quietest:.1} to {loudest:.1} dB; the furthest from a straight line is {deviation:.1} dB");
+    (reports.iter().map(|r| r.periodicity).fold(f64::MAX, f64::min), reports.iter().map(|r| r.cents.abs()).fold(0.0, f64::max), deviation)
 }
 
 #[test]
 fn every_key_of_each_drum_preset_sounds_its_pitch_and_is_periodic() {
     for preset in PRESETS.iter().filter(|p| p.controls().instrument >= 0.5) {
         let (low, high) = preset.keys;
-        let (periodicity, cents) = play_all(preset.name, &preset.controls(), low..=high);
+        let (periodicity, cents, levels_db) = play_all(preset.name, &preset.controls(), low..=high);
         assert!(periodicity >= 0.9, "{}: a key's periodicity is {periodicity:.3}", preset.name);
         assert!(cents <= 10.0, "{}: a key is {cents:.1} cents off", preset.name);
+        // Issue 14 asks for 3 dB; what holds today, key by key, is this.
+        assert!(levels_db <= MAX_LEVEL_DEVIATION_DB, "{}: a key's level is {levels_db:.1} dB off the line", preset.name);
     }
 }
 
@@ -65,7 +73,7 @@ fn the_default_drum_is_in_tune_over_two_octaves() {
     let controls = Controls { instrument: 1.0, ..Controls::default() };
     // E2 to E4; every key with ROSIN_PHRASES=full, every other one otherwise.
     let step = if std::env::var("ROSIN_PHRASES").is_ok_and(|v| v == "full") { 1 } else { 2 };
-    let (periodicity, cents) = play_all("Default drum", &controls, (40..=64).step_by(step));
+    let (periodicity, cents, _) = play_all("Default drum", &controls, (40..=64).step_by(step));
     assert!(periodicity >= 0.9, "a key's periodicity is {periodicity:.3}");
     assert!(cents <= 10.0, "a key is {cents:.1} cents off");
 }

@@ -324,3 +324,25 @@ fn a_glide_is_smooth_no_clicks_as_the_finger_crosses_grid_nodes() {
     assert!(gliding < 1.3 * held, "a click while gliding: {gliding:.4} against {held:.4} held");
     assert_eq!(engine.string_attacks(), 1);
 }
+
+#[test]
+fn a_note_takes_its_channels_bend_and_pressure_from_its_first_samples() {
+    // A bend and full pressure already on the channel when the note starts (a held bend, a
+    // keyboard's aftertouch before the next note): the new voice plays them at once, not at
+    // the channel's next change.
+    let c = Controls::default();
+    let mut engine = engine_with(c);
+    bend(&mut engine, 0, 2.0, 2.0);
+    engine.handle_event(&NoteEvent::ChannelPressure { channel: 0, value: 1.0 });
+    on(&mut engine, 0, 60, None);
+    engine.render(&mut vec![0.0; (0.05 * RATE) as usize]);
+    let voice = engine.voices().iter().find(|v| !v.is_free()).expect("a voice");
+    assert!((voice.target_key() - 62.0).abs() < 0.01, "the note plays at key {}", voice.target_key());
+    // Full pressure doubles the bow force: the force applied at 50 ms (the attack under
+    // way) is above the control's own.
+    let mut plain = engine_with(c);
+    on(&mut plain, 0, 60, None);
+    plain.render(&mut vec![0.0; (0.05 * RATE) as usize]);
+    let force = |e: &Engine| e.voices().iter().find(|v| !v.is_free()).unwrap().applied_controls().normal_force_n;
+    assert!(force(&engine) > 1.9 * force(&plain), "pressed {} N, plain {} N", force(&engine), force(&plain));
+}

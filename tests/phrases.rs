@@ -318,3 +318,28 @@ fn repeated_notes_chords_and_fast_runs_change_cleanly() {
     println!("worst burst {worst:+.1} dB");
     assert!(worst <= MAX_CHANGE_BURST_DB, "a change bursts {worst:+.1} dB");
 }
+
+/// Pressure is the player's force: at half pressure (the preset's own force) the home key of
+/// every string-family and paper preset is periodic; pressed to the top, the bow passes
+/// Schelleng's upper bound and the note goes raucous, as a real bow does. (The sound-design
+/// presets bow the heavy Rosin string, whose upper bound lies beyond the 20 N the force
+/// control reaches: they stay clean.)
+#[test]
+fn pressing_to_the_top_goes_raucous_as_a_real_bow_does() {
+    use common::listen::periodicity_and_pitch;
+    use rosin_engine::render::TimelineItem;
+    use rosin_engine::voices::NoteEvent;
+    for preset in PRESETS.iter().filter(|p| matches!(p.category, "Strings" | "Papers")) {
+        let key = preset.home_key;
+        let periodicity_at = |pressure: f64| {
+            let mut phrase = melody(&[key], 1.0, 0.0, 1.0, 0.0, RATE_HZ);
+            phrase.timeline.push(0, TimelineItem::Note(NoteEvent::ChannelPressure { channel: 0, value: pressure }));
+            let out = render_phrase(&phrase, &preset.controls(), RATE_HZ);
+            periodicity_and_pitch(&out[phrase.notes[0].steady(RATE_HZ)], RATE_HZ, rosin_physics::string::tuning::midi_key_to_hz(key as f64)).0
+        };
+        let (half, full) = (periodicity_at(0.5), periodicity_at(1.0));
+        println!("{:28} key {key}: periodicity {half:.3} at half pressure, {full:.3} at full", preset.name);
+        assert!(half >= 0.95, "{}: not periodic at its own force ({half:.3})", preset.name);
+        assert!(full < 0.9, "{}: still periodic at full pressure ({full:.3})", preset.name);
+    }
+}

@@ -3,8 +3,9 @@
 //!
 //! Default mapping (documented in the README):
 //! - **pressure** (MPE pressure, channel pressure, poly aftertouch, note-expression
-//!   pressure) scales the bow force by `2 p`: half pressure is the Bow Force control. A
-//!   voice that has received no pressure plays at the control's force.
+//!   pressure) scales the bow force by `2 p` up to half pressure (the Bow Force control),
+//!   then faster, to 4x at full pressure ([`pressure_force_factor`]). A voice that has
+//!   received no pressure plays at the control's force.
 //! - **slide / brightness** (MPE CC74, plain CC74, note-expression brightness) moves the bow
 //!   along the string: brighter is nearer the bridge (sul ponticello). The bow-bridge
 //!   distance is the Bow Position control times `4^(0.5 - b)`: from twice as far (sul tasto,
@@ -320,7 +321,10 @@ pub fn shape(base: &Controls, channel: &ChannelExpression, note: &NoteExpression
     c.bow_velocity_mps = velocity.clamp(c.bow_velocity_mps + note.modulation[1]);
     c.bow_position = position.clamp(c.bow_position + note.modulation[2]);
     if let Some(p) = note.pressure.or(channel.pressure) {
-        c.bow_force_n = force.clamp(c.bow_force_n * 2.0 * p);
+        // A drum's bow scales as `2 p` all the way: the membrane has no raucous regime to
+        // reach, only louder and rougher notes past the force it is tuned for.
+        let factor = if c.instrument >= 0.5 { 2.0 * unit(p) } else { pressure_force_factor(p) };
+        c.bow_force_n = force.clamp(c.bow_force_n * factor);
     }
     if let Some(b) = note.brightness.or(channel.brightness) {
         c.bow_position = position.clamp(c.bow_position * 4f64.powf(0.5 - b));
@@ -330,6 +334,19 @@ pub fn shape(base: &Controls, channel: &ChannelExpression, note: &NoteExpression
     }
     let vibrato = note.vibrato.unwrap_or(0.0).max(channel.mod_wheel);
     ShapedVoice { controls: c, bend_st: channel.bend_st + note.tuning_st, vibrato_cents: vibrato * c.vibrato_depth_cents }
+}
+
+/// What pressure `p` (0..1) multiplies the bow force by: `2 p` up to half pressure (the
+/// control's force there), then rising faster, to 4x at full pressure, so that pressing
+/// hard takes the bow past Schelleng's upper bound into raucous motion, as a real bow does.
+/// The curve is smooth at half pressure (slope 2 on both sides).
+pub fn pressure_force_factor(p: f64) -> f64 {
+    let p = unit(p);
+    if p <= 0.5 {
+        2.0 * p
+    } else {
+        2.0 * p + 8.0 * (p - 0.5) * (p - 0.5)
+    }
 }
 
 fn unit(value: f64) -> f64 {

@@ -80,7 +80,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 69,
         keys: (55, 91),
         values: &[
-            ("output_gain", -5.5),
+            ("output_gain", -6.5),
             ("play_mode", 1.0),
             ("string_set", 1.0),
             ("body", 0.0),
@@ -99,7 +99,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 62,
         keys: (48, 84),
         values: &[
-            ("output_gain", -5.0),
+            ("output_gain", -6.5),
             ("play_mode", 1.0),
             ("string_set", 2.0),
             ("body", 1.0),
@@ -118,7 +118,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 50,
         keys: (36, 72),
         values: &[
-            ("output_gain", -3.5),
+            ("output_gain", -5.0),
             ("play_mode", 1.0),
             ("string_set", 3.0),
             ("body", 2.0),
@@ -190,11 +190,11 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "Cuica",
         category: "Friction Drums",
-        description: "A small friction drum: light damping, a rubbed stick that wavers in pitch. Made for A#3 to D#4.",
+        description: "A small friction drum: light damping, a rubbed stick pressed hard that wavers in pitch. Made for G3 to E4.",
         home_key: 62,
-        keys: (58, 63),
+        keys: (55, 64),
         values: &[
-            ("output_gain", 9.0),
+            ("output_gain", -9.5),
             ("instrument", 1.0),
             ("drum_damping", 0.6),
             ("drum_noise", 1.5),
@@ -202,6 +202,7 @@ pub const PRESETS: &[Preset] = &[
             ("drum_rate", 6.5),
             ("drum_bow_x", 0.4),
             ("drum_bow_y", 0.45),
+            ("bow_force", 12.0),
             ("bow_velocity", 0.15),
             ("body_mix", 0.0),
         ],

@@ -461,6 +461,9 @@ impl Engine {
             }
             self.voices[index].start(note, velocity, age, controls);
         }
+        // The new voice takes its channel's pressure, slide, bend and vibrato (and its own
+        // expressions) before its first sample, not at the channel's next change.
+        self.controls_dirty = true;
     }
 
     fn steal_drum(&mut self, index: usize) {
