@@ -328,3 +328,18 @@ fn set_model_is_deterministic_clears_the_state_and_does_not_allocate() {
     let b = BodyResonator::new(48_000.0);
     assert_ne!(a.modes(), b.modes());
 }
+
+#[test]
+fn the_banks_gain_at_a_frequency_is_its_impulse_responses_magnitude_there() {
+    // `gain_at` (what a note's level is evened out with) against the measured response.
+    for model in BODIES {
+        let rate = 48_000.0;
+        let mut body = BodyResonator::new(rate);
+        body.set_model(model);
+        let impulse = impulse_response(model, rate, impulse_seconds(model));
+        for frequency_hz in [65.4, 196.0, 277.2, 440.0, 466.2, 880.0, 2_500.0] {
+            let (expected, computed) = (magnitude(&impulse, rate, frequency_hz), body.gain_at(frequency_hz));
+            assert!((computed / expected - 1.0).abs() < 1e-3, "{frequency_hz} Hz: {computed} against {expected}");
+        }
+    }
+}

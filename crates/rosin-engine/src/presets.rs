@@ -80,7 +80,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 69,
         keys: (55, 91),
         values: &[
-            ("output_gain", -6.5),
+            ("output_gain", -8.8),
             ("play_mode", 1.0),
             ("string_set", 1.0),
             ("body", 0.0),
@@ -99,7 +99,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 62,
         keys: (48, 84),
         values: &[
-            ("output_gain", -6.5),
+            ("output_gain", -10.0),
             ("play_mode", 1.0),
             ("string_set", 2.0),
             ("body", 1.0),
@@ -118,7 +118,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 50,
         keys: (36, 72),
         values: &[
-            ("output_gain", -5.0),
+            ("output_gain", -8.5),
             ("play_mode", 1.0),
             ("string_set", 3.0),
             ("body", 2.0),
@@ -137,7 +137,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 38,
         keys: (28, 64),
         values: &[
-            ("output_gain", -3.0),
+            ("output_gain", -5.5),
             ("play_mode", 1.0),
             ("string_set", 4.0),
             ("body", 3.0),
@@ -233,7 +233,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 72,
         keys: (55, 91),
         values: &[
-            ("output_gain", -7.0),
+            ("output_gain", -9.0),
             ("string_stiffness", 3e-3),
             ("damping", 0.25),
             ("bow_position", 0.1),
@@ -252,7 +252,7 @@ pub const PRESETS: &[Preset] = &[
         home_key: 57,
         keys: (55, 91),
         values: &[
-            ("output_gain", -8.5),
+            ("output_gain", -12.0),
             ("play_mode", 2.0),
             ("glide_time", 350.0),
             ("vibrato_depth", 60.0),

@@ -183,6 +183,8 @@ pub struct StringVoice {
     waveguide_hand_damping_per_s: f64,
     /// The Bow Release control (ms).
     release_ms_control: f64,
+    /// The engine's gain on this voice that evens out the body's resonances (ramped).
+    evening: LinearRamp,
 }
 
 /// A player's hand or lifted finger on a string: it rings down by 60 dB in about 0.17 s
@@ -248,6 +250,7 @@ impl StringVoice {
             hand_damping_per_s: 0.0,
             waveguide_hand_damping_per_s: 0.0,
             release_ms_control: c.bow_release_ms,
+            evening: ramp(1.0),
         }
     }
 
@@ -455,6 +458,23 @@ impl StringVoice {
         self.vibrato_step_rad = std::f64::consts::TAU * rate_hz.clamp(0.0, 20.0) / self.sample_rate_hz;
     }
 
+    /// The gain the engine mixes this voice with, evening out the body's resonances (see
+    /// `voices::evening_gain`): ramped there over the control ramp.
+    pub fn set_evening_gain(&mut self, gain: f64) {
+        self.evening.set_target(gain);
+    }
+
+    /// The evening gain, advanced one sample.
+    #[inline]
+    pub fn next_evening_gain(&mut self) -> f64 {
+        self.evening.next()
+    }
+
+    /// The evening gain applied at the last sample.
+    pub fn evening_gain(&self) -> f64 {
+        self.evening.value()
+    }
+
     /// A force reaching this string through the bridge for the next sample (N).
     pub fn drive(&mut self, force_n: f64) {
         self.drive_n = if force_n.is_finite() { force_n } else { 0.0 };
@@ -561,6 +581,7 @@ impl StringVoice {
     /// Silences and frees the voice at once.
     pub fn kill(&mut self) {
         self.keep_alive = false;
+        self.evening.snap(1.0);
         self.envelope.free();
         self.bowed.string.reset();
         self.waveguide.reset();

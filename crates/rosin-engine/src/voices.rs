@@ -255,11 +255,13 @@ impl Engine {
                 _ => ShapedVoice { controls: midi, bend_st: 0.0, vibrato_cents: 0.0 },
             }
         };
+        let body_mix = self.controls.body_mix_percent / 100.0;
         for voice in self.voices.iter_mut().filter(|v| !v.is_free()) {
             let shaped = shaped_for(&voice.note, &voice.expression);
             voice.set_controls(&shaped.controls);
             voice.set_bend(shaped.bend_st);
             voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
+            voice.set_evening_gain(evening_gain(&self.body, body_mix, voice.target_key()));
         }
         for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
             let shaped = shaped_for(&drum.note, &drum.expression);
@@ -484,7 +486,7 @@ impl Engine {
     /// Frees a sounding voice now; its last sample fades out over a few milliseconds.
     pub(crate) fn steal(&mut self, index: usize) {
         let voice = &mut self.voices[index];
-        let (output, note) = (voice.last_output(), voice.note);
+        let (output, note) = (voice.last_output() * voice.evening_gain(), voice.note);
         voice.kill();
         self.declick(output, note);
     }
@@ -515,7 +517,7 @@ impl Engine {
             let mut mix = 0.0;
             for voice in self.voices.iter_mut() {
                 if !voice.is_free() {
-                    mix += voice.tick();
+                    mix += voice.tick() * voice.next_evening_gain();
                     if voice.is_free() {
                         push_terminated(&mut self.terminated, &mut self.terminated_count, voice.note);
                     }
@@ -690,6 +692,25 @@ fn push_terminated(list: &mut [Option<NoteId>], count: &mut usize, note: NoteId)
         *count += 1;
     }
 }
+
+/// How much a string note is played lighter or heavier so that the body's resonances do
+/// not make it stand out or vanish: the inverse of the dry-and-body mix's gain at the note's
+/// fundamental, raised to [`EVENING_EXPONENT`] and kept within [`MAX_EVENING_DB`]. A player
+/// does the same, bowing a wolf note lighter; without a body (mix 0) it is 1.
+pub fn evening_gain(body: &BodyResonator, body_mix: f64, key: f64) -> f64 {
+    if body_mix <= 0.0 {
+        return 1.0;
+    }
+    let (re, im) = body.response_at(rosin_physics::string::tuning::midi_key_to_hz(key));
+    let mixed = ((1.0 - body_mix) + body_mix * re).hypot(body_mix * im);
+    let limit = db_to_gain(MAX_EVENING_DB);
+    mixed.max(1e-6).powf(-EVENING_EXPONENT).clamp(1.0 / limit, limit)
+}
+
+/// The share (in dB) of the body's gain at a note's fundamental that is evened out.
+pub const EVENING_EXPONENT: f64 = 0.5;
+/// The most a note is evened out, either way (dB).
+pub const MAX_EVENING_DB: f64 = 9.0;
 
 pub fn db_to_gain(db: f64) -> f64 {
     10f64.powf(db / 20.0)

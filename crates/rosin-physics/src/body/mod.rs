@@ -492,4 +492,32 @@ impl BodyResonator {
     pub fn sample_rate_hz(&self) -> f64 {
         self.sample_rate_hz
     }
+
+    /// The bank's gain at `frequency_hz`: `|sum_i g_i (1 - z^-2) / (1 + a1_i z^-1 + a2_i z^-2)|`
+    /// at `z = e^(j w)`, as [`BodyResonator::tick`] applies it. Costs one complex division
+    /// per mode; meant for a note's start, not for every sample.
+    pub fn gain_at(&self, frequency_hz: f64) -> f64 {
+        let (re, im) = self.response_at(frequency_hz);
+        re.hypot(im)
+    }
+
+    /// The bank's complex response at `frequency_hz` (real, imaginary).
+    pub fn response_at(&self, frequency_hz: f64) -> (f64, f64) {
+        let w = 2.0 * PI * frequency_hz / self.sample_rate_hz;
+        let (c1, s1) = (w.cos(), -w.sin());
+        let (c2, s2) = ((2.0 * w).cos(), -(2.0 * w).sin());
+        // The shared numerator 1 - z^-2.
+        let (nr, ni) = (1.0 - c2, -s2);
+        let (mut re, mut im) = (0.0, 0.0);
+        for index in 0..self.mode_count {
+            let lanes = &self.lanes[index / LANES];
+            let lane = index % LANES;
+            let (a1, a2, g) = (lanes.a1[lane], lanes.a2[lane], lanes.input_gain[lane]);
+            let (dr, di) = (1.0 + a1 * c1 + a2 * c2, a1 * s1 + a2 * s2);
+            let norm = dr * dr + di * di;
+            re += g * (nr * dr + ni * di) / norm;
+            im += g * (ni * dr - nr * di) / norm;
+        }
+        (re, im)
+    }
 }
