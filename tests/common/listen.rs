@@ -295,14 +295,16 @@ pub fn straight_line_deviation(points: &[(f64, f64)]) -> f64 {
     points.iter().map(|p| (p.1 - (my + slope * (p.0 - mx))).abs()).fold(0.0, f64::max)
 }
 
-/// When a note speaks: the start (s) of the first window of four periods from which every
-/// later window is periodic (correlation at the period of at least `threshold`), or `None`
-/// if it never settles.
+/// When a note speaks: the start (s) of the first run of windows of four periods, each
+/// periodic (correlation at the period of at least `threshold`), that lasts
+/// [`SPEAKING_RUN_S`]; `None` if no run does. A dip later on (a moment of double slipping)
+/// is the steady part's periodicity's concern, not the attack's.
 pub fn speaking_time_s(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, threshold: f64) -> Option<f64> {
     let period = sample_rate_hz / f0_hz;
     let window = ((4.0 * period) as usize).max((0.010 * sample_rate_hz) as usize);
     let hop = (period as usize).max(1);
     let (lo, hi) = (((period * 0.97).floor() as usize).max(2), (period * 1.03).ceil() as usize + 1);
+    let run = (SPEAKING_RUN_S * sample_rate_hz) as usize;
     let mut settled_from = None;
     let mut start = 0;
     while start + window + hi + 2 <= signal.len() {
@@ -310,6 +312,7 @@ pub fn speaking_time_s(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, threshol
         let periodic = energy > 1e-12 && best_lag(signal, start, window, lo, hi).1 >= threshold;
         match (periodic, settled_from) {
             (true, None) => settled_from = Some(start),
+            (true, Some(from)) if start + window - from >= run => return Some(from as f64 / sample_rate_hz),
             (false, Some(_)) => settled_from = None,
             _ => {}
         }
@@ -317,3 +320,6 @@ pub fn speaking_time_s(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, threshol
     }
     settled_from.map(|s| s as f64 / sample_rate_hz)
 }
+
+/// How long a note must stay periodic to have spoken.
+pub const SPEAKING_RUN_S: f64 = 0.1;
