@@ -13,8 +13,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use rosin_engine::controls::Controls;
 use rosin_physics::drum::friction_drum::DrumQuality;
-use rosin_engine::voice::NoteId;
-use rosin_engine::voices::{Engine, NoteEvent};
+use rosin_engine::voices::Engine;
 
 const QUALITIES: [(&str, f64); 3] = [("full", 0.0), ("half", 1.0), ("paper", 2.0)];
 

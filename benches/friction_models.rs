@@ -11,8 +11,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use rosin_engine::controls::Controls;
 use rosin_physics::bow::contact::FrictionModel;
-use rosin_engine::voice::NoteId;
-use rosin_engine::voices::{Engine, NoteEvent};
+use rosin_engine::voices::Engine;
 
 const KEY: u8 = 57;
 const ENGINES: [(&str, f64); 2] = [("fdtd", 0.0), ("waveguide", 1.0)];

@@ -11,8 +11,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use rosin_engine::controls::Controls;
-use rosin_engine::voice::NoteId;
-use rosin_engine::voices::{Engine, NoteEvent};
+use rosin_engine::voices::Engine;
 
 const STRINGS: [(&str, u8); 4] = [("G3", 55), ("D4", 62), ("A4", 69), ("E5", 76)];
 /// Sixteen notes over the keyboard, from the low register to the top.

@@ -214,7 +214,7 @@ fn a_finger_lands_and_lifts_without_a_click() {
     let mut string = StiffString::with_capacity(grid.intervals, grid, material);
     excite_mode(&mut string, 1, 1e-3);
     excite_mode(&mut string, 1, 1e-3);
-    let mut step = |string: &mut StiffString, n: usize| -> Vec<f64> {
+    let step = |string: &mut StiffString, n: usize| -> Vec<f64> {
         (0..n).map(|_| {
             string.compute_free_update();
             string.advance();

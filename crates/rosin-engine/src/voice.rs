@@ -638,9 +638,8 @@ impl StringVoice {
         };
         // The ear's correction goes on the wave speed as far as the grid allows; the rest
         // moves the finger, as a player's does (on an open string, a touch near the nut).
-        let correction = self.intonation.correction();
-        let speed_correction = correction.clamp(1.0 / WAVE_SPEED_HEADROOM, WAVE_SPEED_HEADROOM);
-        let stop_fraction = corrected_stop_fraction(finger_fraction, correction / speed_correction, grid.intervals as f64);
+        let (_, finger_correction) = split_correction(self.intonation.correction());
+        let stop_fraction = corrected_stop_fraction(finger_fraction, finger_correction, grid.intervals as f64);
         // The string gets eq. 23's finger placed so that it sounds stopped where asked.
         let on_string = BowingControls { finger_position_m: (stop_fraction > 0.0).then(|| self.bowed.string.finger_for_stop_m(stop_fraction * grid.length_m)), ..controls };
         let strength = self.intonation_strength.next();
@@ -655,7 +654,7 @@ impl StringVoice {
                 self.decimator.push(bridge_force);
                 self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
             }
-            let speed_correction = self.intonation.correction().clamp(1.0 / WAVE_SPEED_HEADROOM, WAVE_SPEED_HEADROOM);
+            let (speed_correction, _) = split_correction(self.intonation.correction());
             self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
         } else {
             // The waveguide's pitch is its loop length: the stopped and slackened string's
@@ -723,6 +722,14 @@ impl StringVoice {
 /// still vibrate.
 fn max_stop_fraction(intervals: f64) -> f64 {
     1.0 - MIN_STOPPED_INTERVALS / intervals
+}
+
+/// The ear's pitch correction split into what the wave speed takes (up to the grid's
+/// [`WAVE_SPEED_HEADROOM`]) and what is left for the finger: `(speed, finger)`, whose
+/// product is the correction.
+fn split_correction(correction: f64) -> (f64, f64) {
+    let speed = correction.clamp(1.0 / WAVE_SPEED_HEADROOM, WAVE_SPEED_HEADROOM);
+    (speed, correction / speed)
 }
 
 /// Where the finger stops the string (a fraction of its length from the nut) when the pitch
