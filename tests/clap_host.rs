@@ -254,16 +254,51 @@ fn a_project_saved_before_a_control_existed_loads_it_at_its_default() {
 #[test]
 fn sample_rates_and_block_sizes_through_the_abi() {
     let library = library();
-    for (rate, block) in [(22_050.0, 1u32), (192_000.0, 4096), (96_000.0, 3)] {
+    // Rates inside the physics' own range, and beyond it on both sides (clap-validator asks
+    // for 1 kHz to 768 kHz and fractional rates; the VST3 validator for 1234.5677 Hz).
+    for (rate, block) in [(22_050.0, 1u32), (192_000.0, 4096), (96_000.0, 3), (1_000.0, 7), (1_234.5677, 512), (768_000.0, 333), (44_100.5, 1000)] {
         let mut instance = ClapInstance::new(&library, PLUGIN_ID);
         assert!(instance.activate(rate, block.max(1)), "activation at {rate} Hz failed");
-        let out = play(&mut instance, rate, 0.5, block, &[(0, HostEvent::NoteOn { key: 69, velocity: 1.0, note_id: 1 })]);
-        assert!(out.iter().all(|s| s.is_finite()));
-        assert!(db(rms(&out[out.len() / 2..])) > -30.0, "silent at {rate} Hz");
+        // A3 fits below the Nyquist frequency of every one of these rates.
+        let out = play(&mut instance, rate, 1.0, block, &[(0, HostEvent::NoteOn { key: 57, velocity: 1.0, note_id: 1 })]);
+        assert!(out.iter().all(|s| s.is_finite() && (*s == 0.0 || s.abs() >= f32::MIN_POSITIVE)), "non-finite or subnormal output at {rate} Hz");
+        let level = db(rms(&out[out.len() / 2..]));
+        assert!(level > -30.0, "silent at {rate} Hz ({level:.1} dB)");
+        let pitch = fundamental_hz(&out[out.len() / 2..], rate, 220.0);
+        println!("{rate} Hz, blocks of {block}: A3 at {:+.2} cents, {level:.1} dB", cents(pitch, 220.0));
+        assert!(cents(pitch, 220.0).abs() < 10.0, "A3 at {pitch} Hz at a host rate of {rate} Hz");
     }
-    // A rate the physics cannot run at is refused at activation, not crashed on.
-    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
-    assert!(!instance.activate(1_000.0, 512));
+    // A rate outside 1 kHz to 1.536 MHz is refused at activation, not crashed on.
+    for rate in [999.0, 2_000_000.0] {
+        let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+        assert!(!instance.activate(rate, 512), "activation at {rate} Hz should be refused");
+    }
+}
+
+/// Every parameter's value -> text -> value -> text round trip gives the same text, on the
+/// parameter's steps and in between (what clap-validator's param-conversions checks).
+#[test]
+fn every_parameter_reads_back_the_text_it_shows() {
+    let library = library();
+    let instance = ClapInstance::new(&library, PLUGIN_ID);
+    let mut rng = TestRng(0x5eed_0f_7e37);
+    let mut checked = 0;
+    for info in instance.param_infos() {
+        let name = c_str(info.name.as_ptr());
+        let (min, max) = (info.min_value, info.max_value);
+        let stepped = info.flags & clap_sys::ext::params::CLAP_PARAM_IS_STEPPED != 0;
+        let on_steps = (0..=200).map(|i| min + (max - min) * i as f64 / 200.0);
+        let between = (0..5000).map(|_| min + (max - min) * rng.unit());
+        for value in on_steps.chain(between) {
+            let value = if stepped { value.round() } else { value };
+            let text = instance.value_to_text(info.id, value).unwrap_or_else(|| panic!("{name}: no text for {value}"));
+            let read = instance.text_to_value(info.id, &text).unwrap_or_else(|| panic!("{name}: '{text}' (from {value}) does not read back"));
+            let again = instance.value_to_text(info.id, read).unwrap_or_else(|| panic!("{name}: no text for {read}"));
+            assert_eq!(text, again, "{name}: {value} shows '{text}', which reads back as {read}, which shows '{again}'");
+            checked += 1;
+        }
+    }
+    println!("{checked} round trips, every parameter");
 }
 
 /// Plays blocks until the plugin reports a note end, for at most `limit_s`; returns the audio.
@@ -454,4 +489,62 @@ fn voice_info_and_the_modulation_flags_agree() {
             assert_eq!(per_note, 0, "{per_note} parameters are modulatable per note, with no voice-info");
         }
     }
+}
+
+/// A control's value in a saved state (nice-plug's JSON body behind its length prefix).
+fn saved_value(state: &[u8], id: &str) -> Option<f64> {
+    let json = std::str::from_utf8(&state[8..]).ok()?;
+    let start = json.find(&format!("\"{id}\":{{"))? + id.len() + 4;
+    let body = &json[start..];
+    let number_start = body.find(':')? + 1;
+    let number_end = body.find('}')?;
+    body[number_start..number_end].trim().parse::<f32>().ok().map(|v| v as f64)
+}
+
+/// A CLAP host's preset browser sees every factory preset (`clap.preset-discovery-factory`),
+/// and loading one by its key (`clap.preset-load`) sets every control to the value the
+/// editor's preset menu sets, then tells the host.
+#[test]
+fn factory_presets_are_discovered_and_load_as_the_menu_sets_them() {
+    use clap_sys::factory::preset_discovery::{CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, CLAP_PRESET_DISCOVERY_LOCATION_FILE, CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN};
+    use rosin_engine::presets::PRESETS;
+    let library = library();
+    let crawls = library.crawl_presets();
+    assert_eq!(crawls.len(), 1, "one provider");
+    let (provider, crawl) = &crawls[0];
+    assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
+    assert_eq!(crawl.locations.len(), 1);
+    let (flags, _, kind, location) = &crawl.locations[0];
+    assert_eq!((*flags, *kind, location.as_deref()), (CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None));
+    let names: Vec<&str> = crawl.presets.iter().map(|p| p.name.as_str()).collect();
+    let expected: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+    assert_eq!(names, expected, "the provider lists the menu's presets, in its order");
+    for found in &crawl.presets {
+        assert_eq!(found.plugin_ids, vec![("clap".to_string(), PLUGIN_ID.to_string())], "{}", found.name);
+        assert_eq!(found.flags, CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, "{}", found.name);
+        assert!(!found.description.is_empty() && found.features.contains(&"instrument".to_string()), "{}", found.name);
+    }
+    println!("provider {provider}: {} presets in '{}'", crawl.presets.len(), crawl.locations[0].1);
+
+    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(instance.activate(48_000.0, 512));
+    for (found, preset) in crawl.presets.iter().zip(PRESETS) {
+        let (ok, loaded, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None, &found.load_key);
+        assert!(ok && errors.is_empty(), "{}: {errors:?}", preset.name);
+        assert_eq!(loaded, vec![found.load_key.clone()], "the host is told which preset loaded");
+        // The audio thread takes the new values at its next block.
+        play(&mut instance, 48_000.0, 0.01, 480, &[]);
+        let state = instance.save_state();
+        for spec in controls::ALL {
+            let saved = saved_value(&state, spec.id).unwrap_or_else(|| panic!("{}: {} is not in the state", preset.name, spec.id));
+            let menu = preset.value(spec);
+            let menu = if matches!(spec.taper, controls::Taper::Choice(_)) { menu.round() } else { menu as f32 as f64 };
+            assert_eq!(saved, menu, "{}: {} is {saved}, the menu sets {menu}", preset.name, spec.id);
+        }
+    }
+    // A key that names no preset, and a file location, are refused with a message for the host.
+    let (ok, loaded, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None, "No Such Preset");
+    assert!(!ok && loaded.is_empty() && errors.len() == 1, "{errors:?}");
+    let (ok, _, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_FILE, Some("/tmp/x.rosin"), "Violin");
+    assert!(!ok && errors.len() == 1, "{errors:?}");
 }

@@ -132,17 +132,32 @@ fn param(spec: &ControlSpec) -> FloatParam {
             factor: FloatRange::skew_factor(-2.0),
         },
     };
-    let digits = match spec.taper {
-        Taper::Linear if spec.max - spec.min >= 10.0 => 1,
-        Taper::Linear | Taper::Choice(_) => 3,
-        Taper::Log => 3,
-    };
-    let formatter: Arc<dyn Fn(f32) -> String + Send + Sync> = if spec.taper == Taper::Log && spec.max / spec.min.max(1e-30) > 1e3 {
-        Arc::new(|value| format!("{value:.3e}"))
-    } else {
-        formatters::v2s_f32_rounded(digits)
+    // Each text must read back to a value that prints as the same text (hosts check the
+    // round trip through the normalised value, which f32 and the skew blur by about 1e-6 of
+    // the range): decimals fixed by the range for linear controls, four significant digits
+    // for logarithmic ones.
+    let formatter: Arc<dyn Fn(f32) -> String + Send + Sync> = match spec.taper {
+        Taper::Log if spec.max / spec.min.max(1e-30) > 1e3 => Arc::new(|value| format!("{value:.3e}")),
+        Taper::Log => Arc::new(|value| significant_digits(value, 4)),
+        Taper::Linear | Taper::Choice(_) => formatters::v2s_f32_rounded(if spec.max - spec.min >= 10.0 { 1 } else { 3 }),
     };
     FloatParam::new(spec.name, start_value(spec) as f32, range).with_unit(spec.unit).with_value_to_string(formatter)
+}
+
+/// `value` rounded to `digits` significant digits, in plain notation ("4450 N/m", "0.01235").
+pub fn significant_digits(value: f32, digits: i32) -> String {
+    let value = value as f64;
+    if value == 0.0 || !value.is_finite() {
+        return "0".to_string();
+    }
+    let round = |v: f64| {
+        let scale = 10f64.powi(digits - 1 - v.abs().log10().floor() as i32);
+        (v * scale).round() / scale
+    };
+    // Rounding can carry into the next decade (9.9996 to 10.00): count the decimals after it.
+    let rounded = round(value);
+    let decimals = (digits - 1 - rounded.abs().log10().floor() as i32).max(0) as usize;
+    format!("{rounded:.decimals$}")
 }
 
 impl Default for RosinParams {

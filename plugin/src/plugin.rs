@@ -19,10 +19,13 @@ use rosin_engine::view::triple_buffer::{triple_buffer, TripleReader, TripleWrite
 use rosin_engine::voice::NoteId;
 use rosin_engine::expression::ExpressionKind;
 use rosin_engine::voices::{self, Engine, NotePattern, MAX_VOICES};
+use rosin_engine::dsp::host_rate::{self, RateAdapter, RatePlan};
 
-/// Sample rates the plugin accepts. Rosin is tested from 22.05 to 192 kHz.
-pub const MIN_SAMPLE_RATE_HZ: f32 = 8_000.0;
-pub const MAX_SAMPLE_RATE_HZ: f32 = 400_000.0;
+/// Sample rates the plugin accepts: any from 1 kHz to 1.536 MHz. The physics runs from 22.05
+/// to 192 kHz; outside that range it runs at a multiple or fraction of the host's rate
+/// ([`rosin_engine::dsp::host_rate`]).
+pub const MIN_SAMPLE_RATE_HZ: f64 = host_rate::MIN_HOST_RATE_HZ;
+pub const MAX_SAMPLE_RATE_HZ: f64 = host_rate::MAX_HOST_RATE_HZ;
 /// Gestures are read from their atomics at least this often (in samples), so a long host
 /// block still follows the pad; the engine ramps each value over 10 ms in between.
 const GESTURE_READ_SAMPLES: usize = 64;
@@ -30,6 +33,8 @@ const GESTURE_READ_SAMPLES: usize = 64;
 pub struct Rosin {
     params: Arc<RosinParams>,
     engine: Engine,
+    /// Joins the engine's rate to the host's.
+    rate: RateAdapter,
     mono: Vec<f32>,
     gestures: Arc<GestureBus>,
     view_writer: TripleWriter<ViewSnapshot>,
@@ -59,6 +64,7 @@ impl Default for Rosin {
         Self {
             params,
             engine: Engine::new(44_100.0),
+            rate: RateAdapter::new(RatePlan::for_host_rate(44_100.0).expect("44.1 kHz is supported")),
             mono: vec![0.0; 1024],
             gestures,
             view_writer,
@@ -112,7 +118,7 @@ impl Rosin {
         while position < end {
             let len = (end - position).min(self.mono.len()).min(GESTURE_READ_SAMPLES);
             self.engine.set_gestures(&self.gestures.read());
-            self.engine.render(&mut self.mono[..len]);
+            self.rate.render(&mut self.engine, &mut self.mono[..len]);
             for channel in buffer.as_slice().iter_mut() {
                 channel[position..position + len].copy_from_slice(&self.mono[..len]);
             }
@@ -127,7 +133,7 @@ impl Rosin {
             self.samples_to_capture -= samples;
             return;
         }
-        self.samples_to_capture = (self.engine.sample_rate_hz() / VIEW_RATE_HZ) as usize;
+        self.samples_to_capture = (self.rate.plan().host_rate_hz / VIEW_RATE_HZ) as usize;
         let engine = &self.engine;
         self.view_writer.publish(|view| snapshot::capture(engine, view));
         self.repaint.request_repaint();
@@ -148,6 +154,10 @@ impl Plugin for Rosin {
     }];
     const MIDI_INPUT: MidiConfig = MidiConfig::MidiCCs;
     const SAMPLE_ACCURATE_AUTOMATION: bool = true;
+    /// Room for the largest burst a host sends in one block without growing the wrapper's
+    /// event queue on the audio thread: a VST3 host restoring every MIDI-CC proxy parameter at
+    /// once sends 16 channels x 130 controllers = 2,080 events, plus its notes.
+    const INPUT_EVENT_CAPACITY: usize = 8192;
 
     type SysExMessage = ();
     /// Parameter gestures from the pad or the mouse, run on the host's GUI thread.
@@ -208,16 +218,16 @@ impl Plugin for Rosin {
     }
 
     fn activate(&mut self, _layout: &AudioIOLayout, config: &BufferConfig, context: &mut impl ActivateContext<Self>) -> bool {
-        if !(MIN_SAMPLE_RATE_HZ..=MAX_SAMPLE_RATE_HZ).contains(&config.sample_rate) {
-            nice_error!(
-                "Rosin supports sample rates from {} to {} Hz; the host asked for {} Hz",
-                MIN_SAMPLE_RATE_HZ,
-                MAX_SAMPLE_RATE_HZ,
-                config.sample_rate
-            );
-            return false;
-        }
-        self.engine = Engine::new(config.sample_rate as f64);
+        let plan = match RatePlan::for_host_rate(config.sample_rate as f64) {
+            Ok(plan) => plan,
+            Err(error) => {
+                nice_error!("{error}");
+                return false;
+            }
+        };
+        self.engine = Engine::new(plan.internal_rate_hz);
+        self.rate = RateAdapter::new(plan);
+        context.set_latency_samples(plan.latency_samples());
         self.mono = vec![0.0; (config.max_buffer_size as usize).clamp(1, 1 << 16)];
         self.engine.set_controls(&self.params.controls());
         self.voice_capacity = self.engine.voice_capacity();
@@ -227,6 +237,7 @@ impl Plugin for Rosin {
 
     fn reset(&mut self) {
         self.engine.reset();
+        self.rate.reset();
     }
 
     fn process(&mut self, buffer: &mut Buffer, _aux: &mut AuxiliaryBuffers, context: &mut impl ProcessContext<Self>) -> ProcessStatus {

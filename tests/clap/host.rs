@@ -13,6 +13,9 @@ use clap_sys::audio_buffer::clap_audio_buffer;
 use clap_sys::entry::clap_plugin_entry;
 use clap_sys::events::*;
 use clap_sys::ext::params::{clap_param_info, clap_plugin_params, CLAP_EXT_PARAMS};
+use clap_sys::ext::preset_load::{clap_host_preset_load, clap_plugin_preset_load, CLAP_EXT_PRESET_LOAD};
+use clap_sys::factory::preset_discovery::*;
+use clap_sys::universal_plugin_id::clap_universal_plugin_id;
 use clap_sys::ext::state::{clap_plugin_state, CLAP_EXT_STATE};
 use clap_sys::ext::voice_info::{clap_host_voice_info, clap_plugin_voice_info, clap_voice_info, CLAP_EXT_VOICE_INFO};
 use clap_sys::factory::plugin_factory::{clap_plugin_factory, CLAP_PLUGIN_FACTORY_ID};
@@ -108,7 +111,22 @@ unsafe extern "C" fn output_try_push(list: *const clap_output_events, event: *co
 struct HostState {
     requested_extensions: Mutex<Vec<String>>,
     voice_info_changes: AtomicU32,
+    /// `clap.preset-load` reports: the keys loaded, and the errors.
+    presets_loaded: Mutex<Vec<String>>,
+    preset_errors: Mutex<Vec<String>>,
 }
+
+unsafe extern "C" fn host_preset_loaded(host: *const clap_host, _kind: u32, _location: *const c_char, load_key: *const c_char) {
+    let state = unsafe { &*((*host).host_data as *const HostState) };
+    state.presets_loaded.lock().unwrap().push(c_str(load_key));
+}
+
+unsafe extern "C" fn host_preset_error(host: *const clap_host, _kind: u32, _location: *const c_char, _load_key: *const c_char, _os_error: i32, message: *const c_char) {
+    let state = unsafe { &*((*host).host_data as *const HostState) };
+    state.preset_errors.lock().unwrap().push(c_str(message));
+}
+
+static HOST_PRESET_LOAD: clap_host_preset_load = clap_host_preset_load { on_error: Some(host_preset_error), loaded: Some(host_preset_loaded) };
 
 unsafe extern "C" fn host_voice_info_changed(host: *const clap_host) {
     let state = unsafe { &*((*host).host_data as *const HostState) };
@@ -125,6 +143,9 @@ unsafe extern "C" fn host_get_extension(host: *const clap_host, id: *const c_cha
     state.requested_extensions.lock().unwrap().push(name.clone());
     if name.as_bytes() == CLAP_EXT_VOICE_INFO.to_bytes() {
         return &HOST_VOICE_INFO as *const clap_host_voice_info as *const c_void;
+    }
+    if name.as_bytes() == CLAP_EXT_PRESET_LOAD.to_bytes() {
+        return &HOST_PRESET_LOAD as *const clap_host_preset_load as *const c_void;
     }
     ptr::null()
 }
@@ -175,6 +196,141 @@ impl ClapLibrary {
         let factory = self.factory();
         let count = unsafe { ((*factory).get_plugin_count.unwrap())(factory) };
         (0..count).map(|i| unsafe { ((*factory).get_plugin_descriptor.unwrap())(factory, i) }).collect()
+    }
+}
+
+/// A preset a preset-discovery provider listed.
+#[derive(Clone, Debug, Default)]
+pub struct DiscoveredPreset {
+    pub name: String,
+    pub load_key: String,
+    pub plugin_ids: Vec<(String, String)>,
+    pub flags: u32,
+    pub creators: Vec<String>,
+    pub description: String,
+    pub features: Vec<String>,
+}
+
+/// Everything a crawl of one provider found.
+#[derive(Default)]
+pub struct Crawl {
+    /// (flags, name, kind, location)
+    pub locations: Vec<(u32, String, u32, Option<String>)>,
+    pub presets: Vec<DiscoveredPreset>,
+    pub errors: Vec<String>,
+}
+
+unsafe extern "C" fn indexer_declare_filetype(_indexer: *const clap_preset_discovery_indexer, _filetype: *const clap_preset_discovery_filetype) -> bool {
+    true
+}
+
+unsafe extern "C" fn indexer_declare_location(indexer: *const clap_preset_discovery_indexer, location: *const clap_preset_discovery_location) -> bool {
+    let crawl = unsafe { &mut *((*indexer).indexer_data as *mut Crawl) };
+    let l = unsafe { &*location };
+    let path = (!l.location.is_null()).then(|| c_str(l.location));
+    crawl.locations.push((l.flags, c_str(l.name), l.kind, path));
+    true
+}
+
+unsafe extern "C" fn indexer_declare_soundpack(_indexer: *const clap_preset_discovery_indexer, _soundpack: *const clap_preset_discovery_soundpack) -> bool {
+    true
+}
+
+unsafe extern "C" fn indexer_get_extension(_indexer: *const clap_preset_discovery_indexer, _id: *const c_char) -> *const c_void {
+    ptr::null()
+}
+
+fn receiving(receiver: *const clap_preset_discovery_metadata_receiver) -> &'static mut Crawl {
+    unsafe { &mut *((*receiver).receiver_data as *mut Crawl) }
+}
+
+fn current(receiver: *const clap_preset_discovery_metadata_receiver) -> &'static mut DiscoveredPreset {
+    receiving(receiver).presets.last_mut().expect("metadata before begin_preset")
+}
+
+unsafe extern "C" fn receiver_on_error(receiver: *const clap_preset_discovery_metadata_receiver, _os_error: i32, message: *const c_char) {
+    receiving(receiver).errors.push(c_str(message));
+}
+unsafe extern "C" fn receiver_begin_preset(receiver: *const clap_preset_discovery_metadata_receiver, name: *const c_char, load_key: *const c_char) -> bool {
+    receiving(receiver).presets.push(DiscoveredPreset { name: c_str(name), load_key: c_str(load_key), ..Default::default() });
+    true
+}
+unsafe extern "C" fn receiver_add_plugin_id(receiver: *const clap_preset_discovery_metadata_receiver, id: *const clap_universal_plugin_id) {
+    let id = unsafe { &*id };
+    current(receiver).plugin_ids.push((c_str(id.abi), c_str(id.id)));
+}
+unsafe extern "C" fn receiver_set_soundpack_id(_receiver: *const clap_preset_discovery_metadata_receiver, _id: *const c_char) {}
+unsafe extern "C" fn receiver_set_flags(receiver: *const clap_preset_discovery_metadata_receiver, flags: u32) {
+    current(receiver).flags = flags;
+}
+unsafe extern "C" fn receiver_add_creator(receiver: *const clap_preset_discovery_metadata_receiver, creator: *const c_char) {
+    current(receiver).creators.push(c_str(creator));
+}
+unsafe extern "C" fn receiver_set_description(receiver: *const clap_preset_discovery_metadata_receiver, description: *const c_char) {
+    current(receiver).description = c_str(description);
+}
+unsafe extern "C" fn receiver_set_timestamps(_receiver: *const clap_preset_discovery_metadata_receiver, _created: u64, _modified: u64) {}
+unsafe extern "C" fn receiver_add_feature(receiver: *const clap_preset_discovery_metadata_receiver, feature: *const c_char) {
+    current(receiver).features.push(c_str(feature));
+}
+unsafe extern "C" fn receiver_add_extra_info(_receiver: *const clap_preset_discovery_metadata_receiver, _key: *const c_char, _value: *const c_char) {}
+
+impl ClapLibrary {
+    /// The preset-discovery factory (`clap.preset-discovery-factory/2`), or null.
+    pub fn preset_discovery_factory(&self) -> *const clap_preset_discovery_factory {
+        unsafe { ((*self.entry).get_factory.unwrap())(CLAP_PRESET_DISCOVERY_FACTORY_ID.as_ptr()) as *const clap_preset_discovery_factory }
+    }
+
+    /// Crawls every provider of the preset-discovery factory, as a host's indexer does:
+    /// creates it, lets it declare its locations, then asks for each location's presets.
+    pub fn crawl_presets(&self) -> Vec<(String, Crawl)> {
+        let factory = self.preset_discovery_factory();
+        assert!(!factory.is_null(), "no preset-discovery factory");
+        let count = unsafe { ((*factory).count.unwrap())(factory) };
+        let mut crawls = Vec::new();
+        for index in 0..count {
+            let descriptor = unsafe { ((*factory).get_descriptor.unwrap())(factory, index) };
+            assert!(!descriptor.is_null(), "provider {index} has no descriptor");
+            let provider_id = unsafe { CStr::from_ptr((*descriptor).id) };
+            let mut crawl = Box::new(Crawl::default());
+            let indexer = clap_preset_discovery_indexer {
+                clap_version: CLAP_VERSION,
+                name: c"rosin-test-indexer".as_ptr(),
+                vendor: c"rosin".as_ptr(),
+                url: c"".as_ptr(),
+                version: c"0".as_ptr(),
+                indexer_data: &mut *crawl as *mut Crawl as *mut c_void,
+                declare_filetype: Some(indexer_declare_filetype),
+                declare_location: Some(indexer_declare_location),
+                declare_soundpack: Some(indexer_declare_soundpack),
+                get_extension: Some(indexer_get_extension),
+            };
+            let provider = unsafe { ((*factory).create.unwrap())(factory, &indexer, provider_id.as_ptr()) };
+            assert!(!provider.is_null(), "provider {index} was not created");
+            assert!(unsafe { ((*provider).init.unwrap())(provider) }, "provider {index} did not initialise");
+            let receiver = clap_preset_discovery_metadata_receiver {
+                receiver_data: &mut *crawl as *mut Crawl as *mut c_void,
+                on_error: Some(receiver_on_error),
+                begin_preset: Some(receiver_begin_preset),
+                add_plugin_id: Some(receiver_add_plugin_id),
+                set_soundpack_id: Some(receiver_set_soundpack_id),
+                set_flags: Some(receiver_set_flags),
+                add_creator: Some(receiver_add_creator),
+                set_description: Some(receiver_set_description),
+                set_timestamps: Some(receiver_set_timestamps),
+                add_feature: Some(receiver_add_feature),
+                add_extra_info: Some(receiver_add_extra_info),
+            };
+            let locations = crawl.locations.clone();
+            for (_, _, kind, location) in locations {
+                let location = location.map(|l| std::ffi::CString::new(l).unwrap());
+                let found = unsafe { ((*provider).get_metadata.unwrap())(provider, kind, location.as_ref().map_or(ptr::null(), |l| l.as_ptr()), &receiver) };
+                assert!(found, "provider {index} found no metadata in a location it declared");
+            }
+            unsafe { ((*provider).destroy.unwrap())(provider) };
+            crawls.push((provider_id.to_string_lossy().into_owned(), *crawl));
+        }
+        crawls
     }
 }
 
@@ -255,6 +411,19 @@ impl ClapInstance {
         self.host_state.voice_info_changes.load(Ordering::SeqCst)
     }
 
+    /// Loads a preset through the plugin's `clap.preset-load`; returns the plugin's answer,
+    /// and what it told the host (the keys it reported loaded, and its errors).
+    pub fn load_preset(&self, kind: u32, location: Option<&str>, load_key: &str) -> (bool, Vec<String>, Vec<String>) {
+        let ext = self.extension(CLAP_EXT_PRESET_LOAD) as *const clap_plugin_preset_load;
+        assert!(!ext.is_null(), "no clap.preset-load extension");
+        let location = location.map(|l| std::ffi::CString::new(l).unwrap());
+        let key = std::ffi::CString::new(load_key).unwrap();
+        self.host_state.presets_loaded.lock().unwrap().clear();
+        self.host_state.preset_errors.lock().unwrap().clear();
+        let ok = unsafe { ((*ext).from_location.unwrap())(self.plugin, kind, location.as_ref().map_or(ptr::null(), |l| l.as_ptr()), key.as_ptr()) };
+        (ok, self.host_state.presets_loaded.lock().unwrap().clone(), self.host_state.preset_errors.lock().unwrap().clone())
+    }
+
     pub fn requested_host_extensions(&self) -> Vec<String> {
         self.host_state.requested_extensions.lock().unwrap().clone()
     }
@@ -313,6 +482,21 @@ impl ClapInstance {
         let mut value = f64::NAN;
         assert!(unsafe { ((*self.params).get_value.unwrap())(self.plugin, id, &mut value) });
         value
+    }
+
+    /// The plugin's text for a value (with its unit, as a host shows it).
+    pub fn value_to_text(&self, id: u32, value: f64) -> Option<String> {
+        let mut text = [0 as c_char; 256];
+        let ok = unsafe { ((*self.params).value_to_text.unwrap())(self.plugin, id, value, text.as_mut_ptr(), text.len() as u32) };
+        ok.then(|| c_str(text.as_ptr()))
+    }
+
+    /// The value the plugin reads from a text a user typed.
+    pub fn text_to_value(&self, id: u32, text: &str) -> Option<f64> {
+        let text = std::ffi::CString::new(text).ok()?;
+        let mut value = f64::NAN;
+        let ok = unsafe { ((*self.params).text_to_value.unwrap())(self.plugin, id, text.as_ptr(), &mut value) };
+        ok.then_some(value)
     }
 
     pub fn save_state(&self) -> Vec<u8> {

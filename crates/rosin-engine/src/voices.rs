@@ -542,7 +542,7 @@ impl Engine {
             let mix_amount = self.body_mix.next();
             let bodied = self.body.tick(mix);
             let out = mix + mix_amount * (bodied - mix);
-            *sample = (out * self.gain.next()) as f32;
+            *sample = crate::dsp::host_rate::to_host_sample(out * self.gain.next());
         }
     }
 

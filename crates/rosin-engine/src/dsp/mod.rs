@@ -3,4 +3,5 @@
 
 pub mod dc_blocker;
 pub mod decimator;
+pub mod host_rate;
 pub mod ramp;
