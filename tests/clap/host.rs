@@ -361,6 +361,8 @@ pub struct ClapInstance {
     pub note_ends: Vec<(i16, i32)>,
     /// The same note ends with their channel: (channel, key, note_id).
     pub note_ends_on_channels: Vec<(i16, i16, i32)>,
+    /// How long the plugin's last `process()` call took, in seconds.
+    pub last_process_s: f64,
 }
 
 impl ClapInstance {
@@ -397,6 +399,7 @@ impl ClapInstance {
             steady_time: 0,
             note_ends: Vec::new(),
             note_ends_on_channels: Vec::new(),
+            last_process_s: 0.0,
         }
     }
 
@@ -515,8 +518,9 @@ impl ClapInstance {
     /// Processes one block of `frames` stereo frames with `events` (frame, event), and
     /// returns the left and right outputs.
     pub fn process(&mut self, frames: u32, events: &[(u32, HostEvent)]) -> (Vec<f32>, Vec<f32>) {
-        let mut left = vec![0.0f32; frames as usize];
-        let mut right = vec![0.0f32; frames as usize];
+        // Hosts hand over buffers holding anything: the plugin must write every sample.
+        let mut left = vec![f32::NAN; frames as usize];
+        let mut right = vec![f32::NAN; frames as usize];
         let mut channels = [left.as_mut_ptr(), right.as_mut_ptr()];
         let mut output = clap_audio_buffer { data32: channels.as_mut_ptr(), data64: ptr::null_mut(), channel_count: 2, latency: 0, constant_mask: 0 };
         let mut input_events = InputEvents { events: events.iter().map(|(time, e)| to_storage(*time, e)).collect() };
@@ -534,7 +538,9 @@ impl ClapInstance {
             in_events: &in_events,
             out_events: &out_events,
         };
+        let started = std::time::Instant::now();
         let status = unsafe { ((*self.plugin).process.unwrap())(self.plugin, &process) };
+        self.last_process_s = started.elapsed().as_secs_f64();
         assert_ne!(status, clap_sys::process::CLAP_PROCESS_ERROR, "process returned an error");
         self.steady_time += frames as i64;
         self.note_ends.extend(out.note_ends.iter().map(|&(_, key, note_id)| (key, note_id)));

@@ -11,8 +11,10 @@
 //!   string voices through the small [`play_modes::StringPool`] interface.
 //! - [`expression`]: MIDI, MPE and note expressions, shaped per voice.
 //! - [`presets`], [`state`]: factory presets and saved-state versions with their migrations.
+//! - [`user_presets`]: a player's own presets as text files.
 //! - [`controller`]: touch gestures (from a Sensel Morph or a mouse) and their lock-free bus.
 //! - [`view`]: the lock-free snapshot of what plays, for the editor's views.
+//! - [`dsp::host_rate`]: any host sample rate, on physics that runs where it is tested.
 //! - [`render`]: offline rendering of MIDI files, gesture recordings and the demo phrase.
 
 pub mod controller;
@@ -25,6 +27,7 @@ pub mod play_modes;
 pub mod presets;
 pub mod render;
 pub mod state;
+pub mod user_presets;
 pub mod view;
 pub mod voice;
 pub mod voices;

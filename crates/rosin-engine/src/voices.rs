@@ -542,7 +542,7 @@ impl Engine {
             let mix_amount = self.body_mix.next();
             let bodied = self.body.tick(mix);
             let out = mix + mix_amount * (bodied - mix);
-            *sample = crate::dsp::host_rate::to_host_sample(out * self.gain.next());
+            *sample = crate::dsp::output::to_host_sample(crate::dsp::output::safety_limit(out * self.gain.next()));
         }
     }
 

@@ -17,6 +17,7 @@
 //! 1 kHz; 32 `k` above 192 kHz, 0.33 ms at 768 kHz). The plugin reports it to the host.
 
 use crate::voices::Engine;
+use super::output::{safety_limit, to_host_sample};
 
 /// The engine's tested range of sample rates.
 pub const MIN_INTERNAL_RATE_HZ: f64 = 22_050.0;
@@ -197,7 +198,7 @@ impl RateAdapter {
                         for j in 0..k {
                             self.push(self.scratch[i * k + j] as f64);
                         }
-                        *sample = to_host_sample(dot(&self.taps, self.recent()));
+                        *sample = converted_sample(dot(&self.taps, self.recent()));
                     }
                 }
             }
@@ -218,7 +219,7 @@ impl RateAdapter {
                     for i in 0..needed {
                         self.push(self.scratch[i] as f64);
                         for p in 0..k {
-                            let y = to_host_sample(dot(&self.taps[p * TAPS_PER_PHASE..(p + 1) * TAPS_PER_PHASE], self.recent()));
+                            let y = converted_sample(dot(&self.taps[p * TAPS_PER_PHASE..(p + 1) * TAPS_PER_PHASE], self.recent()));
                             if written < out.len() {
                                 out[written] = y;
                                 written += 1;
@@ -239,15 +240,11 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// A sample for the host: finite and never subnormal (anything below 1e-30, 600 dB under
-/// full scale, is silence).
+/// A converted sample for the host: through the engine's safety limiter again (the filter
+/// can overshoot it by a tenth), finite and never subnormal.
 #[inline]
-pub fn to_host_sample(x: f64) -> f32 {
-    if x.is_finite() && x.abs() >= 1e-30 {
-        x as f32
-    } else {
-        0.0
-    }
+fn converted_sample(x: f64) -> f32 {
+    to_host_sample(safety_limit(x))
 }
 
 /// A linear-phase low-pass of `len` taps with its cut-off at `cutoff` cycles per sample,

@@ -4,4 +4,5 @@
 pub mod dc_blocker;
 pub mod decimator;
 pub mod host_rate;
+pub mod output;
 pub mod ramp;

@@ -11,7 +11,12 @@ use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::friction::dupont::ElastoPlasticParams;
-use crate::friction::newton::{solve_2x2, IterationStats};
+use crate::friction::newton::{illinois, solve_2x2, IterationStats};
+
+/// The fallback's root finders stop at this fraction of their starting bracket (about 47
+/// halvings' worth), or after this many evaluations.
+const FALLBACK_TOLERANCE: f64 = 1e-14;
+const FALLBACK_EVALUATIONS: usize = 60;
 
 /// Below this normal force the bow is off the string.
 pub const MIN_NORMAL_FORCE_N: f64 = 1e-6;
@@ -156,10 +161,12 @@ impl BowContact {
         ContactOutput { force_n: force, relative_velocity_mps: v, deflection_m: z, iterations, converged }
     }
 
-    /// The fallback when Newton fails: the same two equations, solved by nested bisection.
-    /// For a fixed `v`, `g2` is strictly decreasing in `z` (r falls with z, and so does
-    /// `-2z/k`), so it has one root `z(v)`; `g1(v, z(v))` is negative far below and positive
-    /// far above any root in `v`. Both loops are bounded, and the answer is always finite.
+    /// The fallback when Newton fails: the same two equations, solved by nested bracketed
+    /// root finding ([`illinois`]). For a fixed `v`, `g2` is strictly decreasing in `z` (r
+    /// falls with z, and so does `-2z/k`), so it has one root `z(v)`; `g1(v, z(v))` is
+    /// negative far below and positive far above any root in `v`. Both loops are bounded
+    /// (at most 60 evaluations each, about 10 on smooth ground, where nested bisection took
+    /// 3600 for every sample that fell back), and the answer is always finite.
     fn fallback(&self, input: &ContactInput, noise: f64) -> (f64, f64) {
         let p = self.friction;
         let fn_n = input.normal_force_n;
@@ -169,17 +176,9 @@ impl BowContact {
         let z_span = 4.0 * p.steady_state_deflection_m(fn_n, 0.0) + z_prev.abs() + k * r_prev.abs();
         let deflection_for = |v: f64| {
             let g2 = |z: f64| p.bristle_rate(fn_n, v, z).rate_mps - 2.0 / k * (z - z_prev) + r_prev;
-            let mut lo = z_prev - z_span - k * v.abs();
-            let mut hi = z_prev + z_span + k * v.abs();
-            for _ in 0..60 {
-                let mid = 0.5 * (lo + hi);
-                if g2(mid) > 0.0 {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            0.5 * (lo + hi)
+            let lo = z_prev - z_span - k * v.abs();
+            let hi = z_prev + z_span + k * v.abs();
+            illinois(g2, lo, hi, g2(lo), g2(hi), FALLBACK_TOLERANCE * (hi - lo), FALLBACK_EVALUATIONS)
         };
         let g1 = |v: f64| {
             let z = deflection_for(v);
@@ -187,20 +186,65 @@ impl BowContact {
             v - input.free_velocity_mps + input.coupling_s_per_kg * p.force_n(fn_n, v, z, r.rate_mps, noise)
         };
         let reach = 1.0 + input.free_velocity_mps.abs() + 2.0 * input.coupling_s_per_kg * (p.static_coefficient * fn_n + p.bristle_stiffness_n_per_m * z_span);
-        let mut lo = input.free_velocity_mps - reach;
-        let mut hi = input.free_velocity_mps + reach;
-        if !(g1(lo) <= 0.0 && g1(hi) >= 0.0) {
+        let lo = input.free_velocity_mps - reach;
+        let hi = input.free_velocity_mps + reach;
+        let (g_lo, g_hi) = (g1(lo), g1(hi));
+        if !(g_lo <= 0.0 && g_hi >= 0.0) {
             return (input.free_velocity_mps, 0.0);
         }
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            if g1(mid) > 0.0 {
-                hi = mid;
-            } else {
-                lo = mid;
+        let v = illinois(g1, lo, hi, g_lo, g_hi, FALLBACK_TOLERANCE * (hi - lo), FALLBACK_EVALUATIONS);
+        (v, deflection_for(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fallback solves the same two equations as Newton: everywhere its residuals are
+    /// small, and for ordinary bows, where Newton converges, both land on the same point. Ordinary and
+    /// extreme bows (full static friction, stiff bristles, 10 N) at 22.05 to 192 kHz.
+    #[test]
+    fn the_fallback_lands_where_newton_does() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let mut compared = 0;
+        for case in 0..400 {
+            let mut friction = ElastoPlasticParams::default();
+            if case % 2 == 1 {
+                friction.static_coefficient = 1.5;
+                friction.bristle_stiffness_n_per_m = 1e6 * unit().max(0.01);
+                friction.stribeck_velocity_mps = 0.01;
+            }
+            let mut contact = BowContact::new(friction, case);
+            contact.deflection_m = (2.0 * unit() - 1.0) * 1e-5;
+            contact.rate_mps = (2.0 * unit() - 1.0) * 0.1;
+            contact.velocity_mps = (2.0 * unit() - 1.0) * 0.5;
+            let input = ContactInput {
+                free_velocity_mps: (2.0 * unit() - 1.0) * 1.0,
+                coupling_s_per_kg: 0.01 + 5.0 * unit(),
+                normal_force_n: 0.05 + 10.0 * unit(),
+                time_step_s: 1.0 / (22_050.0 + 170_000.0 * unit()),
+            };
+            let (v, z) = contact.fallback(&input, 0.0);
+            let p = contact.friction;
+            let r = p.bristle_rate(input.normal_force_n, v, z);
+            let g1 = v - input.free_velocity_mps + input.coupling_s_per_kg * p.force_n(input.normal_force_n, v, z, r.rate_mps, 0.0);
+            let g2 = r.rate_mps - 2.0 / input.time_step_s * (z - contact.deflection_m) + contact.rate_mps;
+            assert!(g1.abs() < 1e-9, "case {case}: velocity residual {g1:e}");
+            assert!(g2.abs() < 1e-6 * (1.0 + contact.rate_mps.abs() + v.abs()), "case {case}: deflection residual {g2:e}");
+            // Newton from the same state, with the same (zero) noise.
+            contact.friction.noise_per_normal_force = 0.0;
+            let mut newton = BowContact::new(contact.friction, case);
+            (newton.deflection_m, newton.rate_mps, newton.velocity_mps) = (contact.deflection_m, contact.rate_mps, contact.velocity_mps);
+            let out = newton.solve(&input);
+            // Past the Stribeck peak the load line can cross the friction curve three times:
+            // with extreme bows, either root is a solution, so only ordinary ones compare.
+            if out.converged && case % 2 == 0 {
+                assert!((out.relative_velocity_mps - v).abs() < 1e-6, "case {case}: Newton {} against the fallback {v}", out.relative_velocity_mps);
+                compared += 1;
             }
         }
-        let v = 0.5 * (lo + hi);
-        (v, deflection_for(v))
+        assert!(compared > 150, "only {compared} cases converged");
     }
 }

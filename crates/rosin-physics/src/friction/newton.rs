@@ -1,6 +1,7 @@
 //! Small dense linear solves for the per-sample Newton-Raphson iterations: the 2x2 system of
 //! willemsen2019's bow (eqs. 12-20) and the MxM contact system of matusiak2025's
-//! finite-width bow (`MODELS.md` sections 1 and 2).
+//! finite-width bow (`MODELS.md` sections 1 and 2); and the bracketed scalar root finder
+//! the fallbacks use when Newton fails.
 
 /// Solves `[a11 a12; a21 a22] x = [b1; b2]` by Cramer's rule. Returns `None` when the matrix
 /// is singular to working precision, so callers can take their fallback.
@@ -159,5 +160,72 @@ mod tests {
         let mut a = [[1.0, 2.0], [2.0, 4.0]];
         let mut b = [1.0, 1.0];
         assert!(!solve_dense_in_place(&mut a, &mut b, 2));
+    }
+}
+
+/// The root of `f` between `a` and `b`, where `f(a)` and `f(b)` (given as `fa`, `fb`) do not
+/// share a sign, by the Illinois variant of regula falsi (Dowell and Jarratt 1971): each step
+/// takes the secant through the bracket's ends and keeps the root bracketed, and halving the
+/// value kept at an end that stays twice in a row makes it converge superlinearly. It stops
+/// when the bracket is narrower than `tolerance` or after `max_evaluations` evaluations of
+/// `f`, and returns the point where `|f|` was smallest. Costs about a tenth of bisection to
+/// the same precision on a smooth `f`.
+pub fn illinois(mut f: impl FnMut(f64) -> f64, mut a: f64, mut b: f64, mut fa: f64, mut fb: f64, tolerance: f64, max_evaluations: usize) -> f64 {
+    let (mut best, mut best_residual) = if fa.abs() <= fb.abs() { (a, fa.abs()) } else { (b, fb.abs()) };
+    if fa == 0.0 || fb == 0.0 {
+        return best;
+    }
+    // Which end moved last: +1 for `a`, -1 for `b`.
+    let mut moved = 0;
+    for _ in 0..max_evaluations {
+        if (b - a).abs() <= tolerance {
+            break;
+        }
+        let secant = (a * fb - b * fa) / (fb - fa);
+        let c = if secant.is_finite() && secant > a.min(b) && secant < a.max(b) { secant } else { 0.5 * (a + b) };
+        let fc = f(c);
+        if !fc.is_finite() {
+            break;
+        }
+        if fc.abs() < best_residual {
+            (best, best_residual) = (c, fc.abs());
+        }
+        if fc == 0.0 {
+            break;
+        }
+        if (fc > 0.0) == (fb > 0.0) {
+            (b, fb) = (c, fc);
+            if moved == -1 {
+                fa *= 0.5;
+            }
+            moved = -1;
+        } else {
+            (a, fa) = (c, fc);
+            if moved == 1 {
+                fb *= 0.5;
+            }
+            moved = 1;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod illinois_tests {
+    use super::illinois;
+
+    #[test]
+    fn finds_roots_of_smooth_and_kinked_functions_within_the_bracket() {
+        let mut evaluations = 0;
+        let root = illinois(|x| { evaluations += 1; x * x * x - 2.0 }, 0.0, 2.0, -2.0, 6.0, 1e-14, 100);
+        assert!((root - 2f64.cbrt()).abs() < 1e-12, "{root}");
+        assert!(evaluations < 20, "{evaluations} evaluations");
+        // A decreasing function with a kink, bracketed the other way round.
+        let f = |x: f64| if x < 0.3 { 1.0 - x } else { 0.7 - 10.0 * (x - 0.3) };
+        let root = illinois(f, 0.0, 1.0, f(0.0), f(1.0), 1e-14, 200);
+        assert!((root - 0.37).abs() < 1e-12, "{root}");
+        // The cap holds: the answer stays inside the bracket.
+        let root = illinois(|x| x.tanh() - 0.5, -50.0, 50.0, -1.5, 0.5, 0.0, 3);
+        assert!((-50.0..=50.0).contains(&root));
     }
 }
