@@ -501,50 +501,111 @@ fn saved_value(state: &[u8], id: &str) -> Option<f64> {
     body[number_start..number_end].trim().parse::<f32>().ok().map(|v| v as f64)
 }
 
-/// A CLAP host's preset browser sees every factory preset (`clap.preset-discovery-factory`),
-/// and loading one by its key (`clap.preset-load`) sets every control to the value the
-/// editor's preset menu sets, then tells the host.
+/// Every control of `state` is the value `controls` holds (as the plugin stores it).
+fn assert_state_holds(state: &[u8], controls: &rosin_engine::controls::Controls, what: &str) {
+    for spec in controls::ALL {
+        let saved = saved_value(state, spec.id).unwrap_or_else(|| panic!("{what}: {} is not in the state", spec.id));
+        let wanted = controls.get(spec.id).unwrap();
+        let wanted = if matches!(spec.taper, controls::Taper::Choice(_)) { wanted.round() } else { wanted as f32 as f64 };
+        assert_eq!(saved, wanted, "{what}: {} is {saved}, the preset sets {wanted}", spec.id);
+    }
+}
+
+/// A CLAP host's preset browser (`clap.preset-discovery-factory`) sees every factory preset,
+/// as `.rosinpreset` files in Rosin's data folder, flagged as factory content, and the
+/// player's own presets once they have saved one, flagged as theirs; a damaged file of
+/// theirs hides nothing else. Loading any of them (`clap.preset-load`) sets every control to
+/// the value the editor's menu sets, then tells the host. Where the data folder cannot be
+/// written, the factory presets are found inside the plugin, by name, and load the same.
 #[test]
-fn factory_presets_are_discovered_and_load_as_the_menu_sets_them() {
-    use clap_sys::factory::preset_discovery::{CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, CLAP_PRESET_DISCOVERY_LOCATION_FILE, CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN};
+fn presets_are_discovered_and_load_as_the_menu_sets_them() {
+    use clap_sys::factory::preset_discovery::{CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, CLAP_PRESET_DISCOVERY_IS_USER_CONTENT, CLAP_PRESET_DISCOVERY_LOCATION_FILE, CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN};
     use rosin_engine::presets::PRESETS;
+    use rosin_engine::user_presets;
+    let data = std::env::temp_dir().join(format!("rosin-clap-presets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    // SAFETY: no other test of this binary reads Rosin's data folder.
+    unsafe { std::env::set_var("ROSIN_DATA_DIR", &data) };
     let library = library();
+    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(instance.activate(48_000.0, 512));
+
+    // The factory presets, as files.
     let crawls = library.crawl_presets();
     assert_eq!(crawls.len(), 1, "one provider");
     let (provider, crawl) = &crawls[0];
     assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
-    assert_eq!(crawl.locations.len(), 1);
-    let (flags, _, kind, location) = &crawl.locations[0];
-    assert_eq!((*flags, *kind, location.as_deref()), (CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None));
-    let names: Vec<&str> = crawl.presets.iter().map(|p| p.name.as_str()).collect();
-    let expected: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-    assert_eq!(names, expected, "the provider lists the menu's presets, in its order");
+    assert_eq!(crawl.file_extensions, vec![user_presets::EXTENSION.to_string()]);
+    let factory_dir = data.join("Factory Presets").to_string_lossy().into_owned();
+    assert_eq!(crawl.locations, vec![(CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, "Rosin factory presets".to_string(), CLAP_PRESET_DISCOVERY_LOCATION_FILE, Some(factory_dir))]);
+    let mut names: Vec<&str> = crawl.presets.iter().map(|p| p.name.as_str()).collect();
+    let mut expected: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+    names.sort();
+    expected.sort();
+    assert_eq!(names, expected, "the provider lists the menu's presets");
     for found in &crawl.presets {
         assert_eq!(found.plugin_ids, vec![("clap".to_string(), PLUGIN_ID.to_string())], "{}", found.name);
         assert_eq!(found.flags, CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, "{}", found.name);
         assert!(!found.description.is_empty() && found.features.contains(&"instrument".to_string()), "{}", found.name);
+        let preset = rosin_engine::presets::find(&found.name).unwrap();
+        let (ok, loaded, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_FILE, found.location.as_deref(), None);
+        assert!(ok && errors.is_empty(), "{}: {errors:?}", preset.name);
+        assert_eq!(loaded.len(), 1, "the host is told that the preset loaded");
+        // The audio thread takes the new values at its next block.
+        play(&mut instance, 48_000.0, 0.01, 480, &[]);
+        assert_state_holds(&instance.save_state(), &preset.controls(), preset.name);
     }
     println!("provider {provider}: {} presets in '{}'", crawl.presets.len(), crawl.locations[0].1);
 
-    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
-    assert!(instance.activate(48_000.0, 512));
+    // A player's own preset, saved as the editor saves it, beside a damaged file.
+    let mut mine = rosin_engine::presets::find("Cello").unwrap().controls();
+    mine.bow_force_n = 0.45;
+    let user_dir = data.join("Presets");
+    user_presets::save(&user_dir, "Soft Cello", &mine).unwrap();
+    std::fs::write(user_dir.join("Broken.rosinpreset"), "not a preset").unwrap();
+    let crawls = library.crawl_presets();
+    let crawl = &crawls[0].1;
+    assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
+    assert_eq!(crawl.locations.len(), 2);
+    assert_eq!((crawl.locations[1].0, crawl.locations[1].2), (CLAP_PRESET_DISCOVERY_IS_USER_CONTENT, CLAP_PRESET_DISCOVERY_LOCATION_FILE));
+    let theirs: Vec<_> = crawl.presets.iter().filter(|p| p.flags == CLAP_PRESET_DISCOVERY_IS_USER_CONTENT).collect();
+    assert_eq!(theirs.len(), 1, "the damaged file declares nothing");
+    assert_eq!(theirs[0].name, "Soft Cello");
+    assert_eq!(crawl.presets.len(), PRESETS.len() + 1);
+    let (ok, _, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_FILE, theirs[0].location.as_deref(), None);
+    assert!(ok && errors.is_empty(), "{errors:?}");
+    play(&mut instance, 48_000.0, 0.01, 480, &[]);
+    assert_state_holds(&instance.save_state(), &mine, "Soft Cello");
+
+    // A damaged or missing file, and a key that names no preset, are refused with a message
+    // for the host, and change nothing.
+    let before = instance.save_state();
+    let broken = user_dir.join("Broken.rosinpreset").to_string_lossy().into_owned();
+    for (kind, location, key) in [
+        (CLAP_PRESET_DISCOVERY_LOCATION_FILE, Some(broken.as_str()), None),
+        (CLAP_PRESET_DISCOVERY_LOCATION_FILE, Some("/nonexistent/x.rosinpreset"), None),
+        (CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None, Some("No Such Preset")),
+    ] {
+        let (ok, loaded, errors) = instance.load_preset(kind, location, key);
+        assert!(!ok && loaded.is_empty() && errors.len() == 1, "{location:?} {key:?}: {errors:?}");
+        println!("refused: {}", errors[0]);
+    }
+    assert_eq!(instance.save_state(), before);
+
+    // A data folder that cannot be written: the factory presets inside the plugin, by name.
+    unsafe { std::env::set_var("ROSIN_DATA_DIR", "/proc/rosin-cannot-write-here") };
+    let crawls = library.crawl_presets();
+    let crawl = &crawls[0].1;
+    assert_eq!(crawl.locations, vec![(CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT, "Rosin factory presets".to_string(), CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None)]);
+    let names: Vec<&str> = crawl.presets.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, PRESETS.iter().map(|p| p.name).collect::<Vec<_>>(), "in the menu's order");
     for (found, preset) in crawl.presets.iter().zip(PRESETS) {
-        let (ok, loaded, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None, &found.load_key);
+        let (ok, loaded, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None, Some(&found.load_key));
         assert!(ok && errors.is_empty(), "{}: {errors:?}", preset.name);
         assert_eq!(loaded, vec![found.load_key.clone()], "the host is told which preset loaded");
-        // The audio thread takes the new values at its next block.
         play(&mut instance, 48_000.0, 0.01, 480, &[]);
-        let state = instance.save_state();
-        for spec in controls::ALL {
-            let saved = saved_value(&state, spec.id).unwrap_or_else(|| panic!("{}: {} is not in the state", preset.name, spec.id));
-            let menu = preset.value(spec);
-            let menu = if matches!(spec.taper, controls::Taper::Choice(_)) { menu.round() } else { menu as f32 as f64 };
-            assert_eq!(saved, menu, "{}: {} is {saved}, the menu sets {menu}", preset.name, spec.id);
-        }
+        assert_state_holds(&instance.save_state(), &preset.controls(), preset.name);
     }
-    // A key that names no preset, and a file location, are refused with a message for the host.
-    let (ok, loaded, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN, None, "No Such Preset");
-    assert!(!ok && loaded.is_empty() && errors.len() == 1, "{errors:?}");
-    let (ok, _, errors) = instance.load_preset(CLAP_PRESET_DISCOVERY_LOCATION_FILE, Some("/tmp/x.rosin"), "Violin");
-    assert!(!ok && errors.len() == 1, "{errors:?}");
+    unsafe { std::env::remove_var("ROSIN_DATA_DIR") };
+    std::fs::remove_dir_all(&data).unwrap();
 }

@@ -87,3 +87,35 @@ fn a_damaged_file_is_an_error_that_names_the_problem() {
     assert!(matches!(user_presets::load(&dir.join("Nothing.rosinpreset")), Err(PresetFileError::Io { .. })));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The factory presets written as files (for hosts' preset browsers) load as the menu sets
+/// them; a file that says something else is written again, one that matches is left alone,
+/// and hosts scanning at once (threads here, processes in life) all succeed.
+#[test]
+fn factory_presets_are_installed_as_files_that_load_as_the_menu_sets_them() {
+    let dir = scratch_dir("factory");
+    let threads: Vec<_> = (0..8).map(|_| {
+        let dir = dir.clone();
+        std::thread::spawn(move || user_presets::install_factory_presets(&dir))
+    }).collect();
+    for thread in threads {
+        thread.join().unwrap().unwrap();
+    }
+    let listed = user_presets::list(&dir);
+    assert_eq!(listed.len(), PRESETS.len(), "{listed:?}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), PRESETS.len(), "no temporary file is left behind");
+    for preset in PRESETS {
+        let path = user_presets::path_for(&dir, preset.name).unwrap();
+        assert_eq!(user_presets::load(&path).unwrap().controls, preset.controls(), "{}", preset.name);
+    }
+    // An edited factory file is put back; a matching one is not rewritten.
+    let violin = user_presets::path_for(&dir, "Violin").unwrap();
+    std::fs::write(&violin, format!("{HEADER}\nbow_force = 19\n")).unwrap();
+    let cello = user_presets::path_for(&dir, "Cello").unwrap();
+    let cello_written = std::fs::metadata(&cello).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    user_presets::install_factory_presets(&dir).unwrap();
+    assert_eq!(user_presets::load(&violin).unwrap().controls, PRESETS.iter().find(|p| p.name == "Violin").unwrap().controls());
+    assert_eq!(std::fs::metadata(&cello).unwrap().modified().unwrap(), cello_written);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,14 +1,24 @@
 //! Rosin's CLAP entry point. nice-plug's wrapper is the plugin; this module adds what the
 //! framework's own entry does not offer:
 //!
-//! - a preset-discovery factory (`clap.preset-discovery-factory/2`): one provider that lists
-//!   the factory presets ([`rosin_engine::presets::PRESETS`]) in one location inside the
-//!   plugin, so a host's browser can show and tag them;
-//! - the plugin's preset-load extension (`clap.preset-load/2`): a host loads a preset by its
-//!   key (the preset's name). The preset arrives as the saved state
-//!   [`rosin_engine::presets::Preset::state_json`] through the wrapper's own state
-//!   extension, which sets every control to the preset's value: the values the editor's
-//!   menu sets.
+//! - a preset-discovery factory (`clap.preset-discovery-factory/2`) with one provider. It
+//!   declares the `.rosinpreset` file type and two folders of such files:
+//!   - the factory presets ([`rosin_engine::presets::PRESETS`]), written as files into
+//!     [`user_presets::factory_directory`] when the provider starts (only where a file is
+//!     missing or differs), flagged as factory content;
+//!   - the player's own presets ([`user_presets::directory`], saved from the editor's
+//!     menu), when that folder exists, flagged as user content.
+//!
+//!   Where the factory folder cannot be written, the factory presets are declared inside
+//!   the plugin instead, as one container keyed by preset name. Files are the first choice
+//!   because clap-validator 0.4.1 deadlocks on a container of more than one preset (its
+//!   metadata receiver locks its result twice in `begin_preset`), and because a file is what
+//!   every host's browser can show, tag and favourite.
+//! - the plugin's preset-load extension (`clap.preset-load/2`): a host loads a preset file by
+//!   its path, or a factory preset inside the plugin by its key (the preset's name). Either
+//!   arrives as a saved state ([`rosin_engine::presets::state_json`]) through the wrapper's
+//!   own state extension, which sets every control to the preset's value: the values the
+//!   editor's menu sets.
 //!
 //! The plugin a host sees is nice-plug's `clap_plugin` with two of its functions replaced:
 //! `get_extension` (to add preset loading) and `destroy` (to free this shell too). Every
@@ -32,11 +42,14 @@ use nice_plug::prelude::ClapPlugin;
 use nice_plug::wrapper::clap::{PluginDescriptor, Wrapper};
 
 use crate::plugin::Rosin;
+use rosin_engine::controls::Controls;
 use rosin_engine::presets::{self, PRESETS};
+use rosin_engine::user_presets;
 
 /// The provider's ID, and the location that holds the factory presets.
 const PROVIDER_ID: &CStr = c"org.rosin.rosin.factory-presets";
 const LOCATION_NAME: &CStr = c"Rosin factory presets";
+const USER_LOCATION_NAME: &CStr = c"Your Rosin presets";
 
 #[allow(non_upper_case_globals)]
 #[unsafe(no_mangle)]
@@ -148,18 +161,25 @@ unsafe extern "C" fn shell_get_extension(plugin: *const clap_plugin, id: *const 
 
 static PRESET_LOAD: clap_plugin_preset_load = clap_plugin_preset_load { from_location: Some(preset_from_location) };
 
-/// Why a preset could not be loaded.
-fn preset_load_error(kind: u32, location: *const c_char, load_key: *const c_char) -> Option<String> {
-    if kind != CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN || !location.is_null() {
-        return Some("Rosin's presets live inside the plugin (no file locations)".to_string());
-    }
-    if load_key.is_null() {
-        return Some("no preset key".to_string());
-    }
-    let key = unsafe { CStr::from_ptr(load_key) }.to_string_lossy();
-    match presets::find(&key) {
-        Some(_) => None,
-        None => Some(format!("Rosin has no factory preset '{key}'")),
+/// The controls a preset location names: a `.rosinpreset` file by its path, or a factory
+/// preset inside the plugin by its key.
+fn preset_controls(kind: u32, location: *const c_char, load_key: *const c_char) -> Result<(String, Controls), String> {
+    let text = |p: *const c_char| (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
+    match kind {
+        CLAP_PRESET_DISCOVERY_LOCATION_FILE => {
+            let path = text(location).ok_or("a file location without a path")?;
+            let preset = user_presets::load(std::path::Path::new(&path)).map_err(|e| e.to_string())?;
+            Ok((preset.name.clone(), preset.controls))
+        }
+        CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN => {
+            if !location.is_null() {
+                return Err("a location inside the plugin has no path".to_string());
+            }
+            let key = text(load_key).ok_or("no preset key")?;
+            let preset = presets::find(&key).ok_or_else(|| format!("Rosin has no factory preset '{key}'"))?;
+            Ok((preset.name.to_string(), preset.controls()))
+        }
+        _ => Err(format!("unknown preset location kind {kind}")),
     }
 }
 
@@ -177,21 +197,20 @@ unsafe extern "C" fn preset_from_location(plugin: *const clap_plugin, kind: u32,
         }
         false
     };
-    if let Some(message) = preset_load_error(kind, location, load_key) {
-        return fail(message);
-    }
-    let key = unsafe { CStr::from_ptr(load_key) }.to_string_lossy();
-    let Some(preset) = presets::find(&key) else { return fail(format!("Rosin has no factory preset '{key}'")) };
+    let (name, controls) = match preset_controls(kind, location, load_key) {
+        Ok(found) => found,
+        Err(message) => return fail(message),
+    };
     let state = unsafe { (shell.wrapper_get_extension)(plugin, CLAP_EXT_STATE.as_ptr()) } as *const clap_plugin_state;
     let Some(load) = (unsafe { state.as_ref() }).and_then(|s| s.load) else { return fail("the plugin's state extension is missing".to_string()) };
     // nice-plug's state: the JSON body's length (little-endian u64), then the body.
-    let json = preset.state_json(env!("CARGO_PKG_VERSION"));
+    let json = presets::state_json(&controls, env!("CARGO_PKG_VERSION"));
     let mut bytes = (json.len() as u64).to_le_bytes().to_vec();
     bytes.extend_from_slice(json.as_bytes());
     let mut reader = ByteReader { bytes: &bytes, position: 0 };
     let stream = clap_istream { ctx: &mut reader as *mut ByteReader as *mut c_void, read: Some(read_bytes) };
     if !unsafe { load(plugin, &stream) } {
-        return fail(format!("the preset '{}' did not load", preset.name));
+        return fail(format!("the preset '{name}' did not load"));
     }
     if let Some(loaded) = host_extension.and_then(|ext| ext.loaded) {
         unsafe { loaded(shell.host, kind, location, load_key) };
@@ -246,6 +265,13 @@ unsafe extern "C" fn provider_descriptor(_factory: *const clap_preset_discovery_
     }
 }
 
+/// What a provider keeps between its calls: the host's indexer, and the folders it declared.
+struct ProviderState {
+    indexer: *const clap_preset_discovery_indexer,
+    /// The factory presets' folder, when they were written there.
+    factory_directory: Option<std::path::PathBuf>,
+}
+
 unsafe extern "C" fn create_provider(
     _factory: *const clap_preset_discovery_factory,
     indexer: *const clap_preset_discovery_indexer,
@@ -254,9 +280,10 @@ unsafe extern "C" fn create_provider(
     if indexer.is_null() || provider_id.is_null() || unsafe { CStr::from_ptr(provider_id) } != PROVIDER_ID {
         return ptr::null();
     }
+    let state = Box::new(ProviderState { indexer, factory_directory: None });
     let provider = Box::new(clap_preset_discovery_provider {
         desc: &PROVIDER_DESCRIPTOR,
-        provider_data: indexer as *mut c_void,
+        provider_data: Box::into_raw(state) as *mut c_void,
         init: Some(provider_init),
         destroy: Some(provider_destroy),
         get_metadata: Some(provider_get_metadata),
@@ -265,21 +292,58 @@ unsafe extern "C" fn create_provider(
     Box::leak(provider)
 }
 
+fn path_text(path: &std::path::Path) -> Option<CString> {
+    CString::new(path.to_str()?).ok()
+}
+
 unsafe extern "C" fn provider_init(provider: *const clap_preset_discovery_provider) -> bool {
-    let indexer = unsafe { (*provider).provider_data } as *const clap_preset_discovery_indexer;
-    let Some(declare_location) = (unsafe { indexer.as_ref() }).and_then(|i| i.declare_location) else { return false };
+    let state = unsafe { &mut *((*provider).provider_data as *mut ProviderState) };
+    let Some(indexer) = (unsafe { state.indexer.as_ref() }) else { return false };
+    let Some(declare_location) = indexer.declare_location else { return false };
+    if let Some(declare_filetype) = indexer.declare_filetype {
+        let filetype = clap_preset_discovery_filetype {
+            name: c"Rosin preset".as_ptr(),
+            description: c"Every Rosin control's value, as text".as_ptr(),
+            file_extension: c"rosinpreset".as_ptr(),
+        };
+        unsafe { declare_filetype(state.indexer, &filetype) };
+    }
+    // The factory presets as files, or else inside the plugin.
+    let factory = user_presets::factory_directory().filter(|dir| match user_presets::install_factory_presets(dir) {
+        Ok(()) => true,
+        Err(error) => {
+            nice_plug::nice_warn!("factory presets stay inside the plugin: {error}");
+            false
+        }
+    });
+    let factory_path = factory.as_deref().and_then(path_text);
+    state.factory_directory = factory.filter(|_| factory_path.is_some());
     let location = clap_preset_discovery_location {
         flags: CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT,
         name: LOCATION_NAME.as_ptr(),
-        kind: CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN,
-        location: ptr::null(),
+        kind: if factory_path.is_some() { CLAP_PRESET_DISCOVERY_LOCATION_FILE } else { CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN },
+        location: factory_path.as_ref().map_or(ptr::null(), |p| p.as_ptr()),
     };
-    unsafe { declare_location(indexer, &location) }
+    if !unsafe { declare_location(state.indexer, &location) } {
+        return false;
+    }
+    // The player's own presets, once they have saved one.
+    if let Some(user) = user_presets::directory().filter(|d| d.is_dir()).and_then(|d| path_text(&d)) {
+        let location = clap_preset_discovery_location {
+            flags: CLAP_PRESET_DISCOVERY_IS_USER_CONTENT,
+            name: USER_LOCATION_NAME.as_ptr(),
+            kind: CLAP_PRESET_DISCOVERY_LOCATION_FILE,
+            location: user.as_ptr(),
+        };
+        unsafe { declare_location(state.indexer, &location) };
+    }
+    true
 }
 
 unsafe extern "C" fn provider_destroy(provider: *const clap_preset_discovery_provider) {
     if !provider.is_null() {
-        drop(unsafe { Box::from_raw(provider as *mut clap_preset_discovery_provider) });
+        let provider = unsafe { Box::from_raw(provider as *mut clap_preset_discovery_provider) };
+        drop(unsafe { Box::from_raw(provider.provider_data as *mut ProviderState) });
     }
 }
 
@@ -287,28 +351,23 @@ unsafe extern "C" fn provider_get_extension(_provider: *const clap_preset_discov
     ptr::null()
 }
 
-unsafe extern "C" fn provider_get_metadata(
-    _provider: *const clap_preset_discovery_provider,
-    kind: u32,
-    location: *const c_char,
-    receiver: *const clap_preset_discovery_metadata_receiver,
-) -> bool {
-    let Some(r) = (unsafe { receiver.as_ref() }) else { return false };
-    if kind != CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN || !location.is_null() {
-        return false;
-    }
+/// Declares one preset to the receiver: its name and key, the plugin it is for, and what
+/// the factory says of it.
+unsafe fn declare_preset(r: &clap_preset_discovery_metadata_receiver, receiver: *const clap_preset_discovery_metadata_receiver, name: &str, load_key: Option<&str>, flags: u32) -> bool {
     let (Some(begin_preset), Some(add_plugin_id)) = (r.begin_preset, r.add_plugin_id) else { return false };
     let plugin_id = CString::new(Rosin::CLAP_ID).unwrap_or_default();
     let universal_id = clap_universal_plugin_id { abi: c"clap".as_ptr(), id: plugin_id.as_ptr() };
-    for preset in PRESETS {
-        let name = CString::new(preset.name).unwrap_or_default();
-        if !unsafe { begin_preset(receiver, name.as_ptr(), name.as_ptr()) } {
-            break;
-        }
-        unsafe { add_plugin_id(receiver, &universal_id) };
-        if let Some(set_flags) = r.set_flags {
-            unsafe { set_flags(receiver, CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT) };
-        }
+    let name_text = CString::new(name).unwrap_or_default();
+    let key_text = load_key.map(|k| CString::new(k).unwrap_or_default());
+    if !unsafe { begin_preset(receiver, name_text.as_ptr(), key_text.as_ref().map_or(ptr::null(), |k| k.as_ptr())) } {
+        return false;
+    }
+    unsafe { add_plugin_id(receiver, &universal_id) };
+    if let Some(set_flags) = r.set_flags {
+        unsafe { set_flags(receiver, flags) };
+    }
+    let factory = presets::find(name).filter(|_| flags & CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT != 0);
+    if let Some(preset) = factory {
         if let Some(add_creator) = r.add_creator {
             unsafe { add_creator(receiver, c"Rosin".as_ptr()) };
         }
@@ -316,11 +375,50 @@ unsafe extern "C" fn provider_get_metadata(
             let description = CString::new(preset.description).unwrap_or_default();
             unsafe { set_description(receiver, description.as_ptr()) };
         }
-        if let Some(add_feature) = r.add_feature {
+    }
+    if let Some(add_feature) = r.add_feature {
+        unsafe { add_feature(receiver, c"instrument".as_ptr()) };
+        if let Some(preset) = factory {
             let category = CString::new(preset.category.to_lowercase()).unwrap_or_default();
-            unsafe { add_feature(receiver, c"instrument".as_ptr()) };
             unsafe { add_feature(receiver, category.as_ptr()) };
         }
     }
     true
+}
+
+unsafe extern "C" fn provider_get_metadata(
+    provider: *const clap_preset_discovery_provider,
+    kind: u32,
+    location: *const c_char,
+    receiver: *const clap_preset_discovery_metadata_receiver,
+) -> bool {
+    let Some(r) = (unsafe { receiver.as_ref() }) else { return false };
+    let Some(state) = (unsafe { provider.as_ref() }).and_then(|p| unsafe { (p.provider_data as *const ProviderState).as_ref() }) else { return false };
+    match kind {
+        CLAP_PRESET_DISCOVERY_LOCATION_PLUGIN if location.is_null() => {
+            for preset in PRESETS {
+                if !unsafe { declare_preset(r, receiver, preset.name, Some(preset.name), CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT) } {
+                    break;
+                }
+            }
+            true
+        }
+        CLAP_PRESET_DISCOVERY_LOCATION_FILE if !location.is_null() => {
+            let path = std::path::PathBuf::from(unsafe { CStr::from_ptr(location) }.to_string_lossy().into_owned());
+            // A file that is not a readable preset declares nothing: one damaged file of a
+            // player's never hides the others from the host's browser.
+            let preset = match user_presets::load(&path) {
+                Ok(preset) => preset,
+                Err(error) => {
+                    nice_plug::nice_warn!("not a preset: {error}");
+                    return true;
+                }
+            };
+            let in_factory = state.factory_directory.as_deref().is_some_and(|dir| path.parent() == Some(dir));
+            let flags = if in_factory { CLAP_PRESET_DISCOVERY_IS_FACTORY_CONTENT } else { CLAP_PRESET_DISCOVERY_IS_USER_CONTENT };
+            unsafe { declare_preset(r, receiver, &preset.name, None, flags) };
+            true
+        }
+        _ => false,
+    }
 }

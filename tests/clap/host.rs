@@ -202,6 +202,9 @@ impl ClapLibrary {
 /// A preset a preset-discovery provider listed.
 #[derive(Clone, Debug, Default)]
 pub struct DiscoveredPreset {
+    /// Where the host found it: the location kind and, for a file, its path.
+    pub kind: u32,
+    pub location: Option<String>,
     pub name: String,
     pub load_key: String,
     pub plugin_ids: Vec<(String, String)>,
@@ -218,9 +221,15 @@ pub struct Crawl {
     pub locations: Vec<(u32, String, u32, Option<String>)>,
     pub presets: Vec<DiscoveredPreset>,
     pub errors: Vec<String>,
+    /// The file extensions the provider declared.
+    pub file_extensions: Vec<String>,
+    /// Where the crawl is: the kind and path each new preset is found at.
+    crawling: (u32, Option<String>),
 }
 
-unsafe extern "C" fn indexer_declare_filetype(_indexer: *const clap_preset_discovery_indexer, _filetype: *const clap_preset_discovery_filetype) -> bool {
+unsafe extern "C" fn indexer_declare_filetype(indexer: *const clap_preset_discovery_indexer, filetype: *const clap_preset_discovery_filetype) -> bool {
+    let crawl = unsafe { &mut *((*indexer).indexer_data as *mut Crawl) };
+    crawl.file_extensions.push(c_str(unsafe { (*filetype).file_extension }));
     true
 }
 
@@ -252,7 +261,9 @@ unsafe extern "C" fn receiver_on_error(receiver: *const clap_preset_discovery_me
     receiving(receiver).errors.push(c_str(message));
 }
 unsafe extern "C" fn receiver_begin_preset(receiver: *const clap_preset_discovery_metadata_receiver, name: *const c_char, load_key: *const c_char) -> bool {
-    receiving(receiver).presets.push(DiscoveredPreset { name: c_str(name), load_key: c_str(load_key), ..Default::default() });
+    let crawl = receiving(receiver);
+    let (kind, location) = crawl.crawling.clone();
+    crawl.presets.push(DiscoveredPreset { kind, location, name: c_str(name), load_key: c_str(load_key), ..Default::default() });
     true
 }
 unsafe extern "C" fn receiver_add_plugin_id(receiver: *const clap_preset_discovery_metadata_receiver, id: *const clap_universal_plugin_id) {
@@ -321,11 +332,30 @@ impl ClapLibrary {
                 add_feature: Some(receiver_add_feature),
                 add_extra_info: Some(receiver_add_extra_info),
             };
+            // As a host's indexer does: a folder is walked, and each file with a declared
+            // extension is asked for its presets (in name order here); a location inside
+            // the plugin is asked once.
             let locations = crawl.locations.clone();
             for (_, _, kind, location) in locations {
-                let location = location.map(|l| std::ffi::CString::new(l).unwrap());
-                let found = unsafe { ((*provider).get_metadata.unwrap())(provider, kind, location.as_ref().map_or(ptr::null(), |l| l.as_ptr()), &receiver) };
-                assert!(found, "provider {index} found no metadata in a location it declared");
+                let targets: Vec<Option<String>> = match &location {
+                    Some(path) if std::path::Path::new(path).is_dir() => {
+                        let mut files: Vec<String> = std::fs::read_dir(path)
+                            .unwrap()
+                            .filter_map(|e| e.ok().map(|e| e.path()))
+                            .filter(|p| p.is_file() && p.extension().is_some_and(|x| crawl.file_extensions.iter().any(|d| x == d.as_str())))
+                            .map(|p| p.to_string_lossy().into_owned())
+                            .collect();
+                        files.sort();
+                        files.into_iter().map(Some).collect()
+                    }
+                    other => vec![other.clone()],
+                };
+                for target in targets {
+                    crawl.crawling = (kind, target.clone());
+                    let target = target.map(|l| std::ffi::CString::new(l).unwrap());
+                    let found = unsafe { ((*provider).get_metadata.unwrap())(provider, kind, target.as_ref().map_or(ptr::null(), |l| l.as_ptr()), &receiver) };
+                    assert!(found, "provider {index} found no metadata in a location it declared");
+                }
             }
             unsafe { ((*provider).destroy.unwrap())(provider) };
             crawls.push((provider_id.to_string_lossy().into_owned(), *crawl));
@@ -416,14 +446,16 @@ impl ClapInstance {
 
     /// Loads a preset through the plugin's `clap.preset-load`; returns the plugin's answer,
     /// and what it told the host (the keys it reported loaded, and its errors).
-    pub fn load_preset(&self, kind: u32, location: Option<&str>, load_key: &str) -> (bool, Vec<String>, Vec<String>) {
+    /// Loads a preset through `clap.preset-load`: (accepted, the keys the host was told
+    /// loaded, the errors it was told of).
+    pub fn load_preset(&self, kind: u32, location: Option<&str>, load_key: Option<&str>) -> (bool, Vec<String>, Vec<String>) {
         let ext = self.extension(CLAP_EXT_PRESET_LOAD) as *const clap_plugin_preset_load;
         assert!(!ext.is_null(), "no clap.preset-load extension");
         let location = location.map(|l| std::ffi::CString::new(l).unwrap());
-        let key = std::ffi::CString::new(load_key).unwrap();
+        let key = load_key.map(|k| std::ffi::CString::new(k).unwrap());
         self.host_state.presets_loaded.lock().unwrap().clear();
         self.host_state.preset_errors.lock().unwrap().clear();
-        let ok = unsafe { ((*ext).from_location.unwrap())(self.plugin, kind, location.as_ref().map_or(ptr::null(), |l| l.as_ptr()), key.as_ptr()) };
+        let ok = unsafe { ((*ext).from_location.unwrap())(self.plugin, kind, location.as_ref().map_or(ptr::null(), |l| l.as_ptr()), key.as_ref().map_or(ptr::null(), |k| k.as_ptr())) };
         (ok, self.host_state.presets_loaded.lock().unwrap().clone(), self.host_state.preset_errors.lock().unwrap().clone())
     }
 

@@ -55,20 +55,30 @@ impl Preset {
     /// The preset as the plugin's saved state (the JSON body nice-plug writes), at the
     /// current state version.
     pub fn state_json(&self, plugin_version: &str) -> String {
-        let params: Vec<String> = controls::ALL
-            .iter()
-            .map(|spec| match spec.taper {
-                Taper::Choice(_) => format!("\"{}\":{{\"i32\":{}}}", spec.id, self.value(spec) as i32),
-                _ => format!("\"{}\":{{\"f32\":{:e}}}", spec.id, self.value(spec) as f32),
-            })
-            .collect();
-        format!(
-            "{{\"version\":\"{plugin_version}\",\"params\":{{{}}},\"fields\":{{\"{}\":\"{}\"}}}}",
-            params.join(","),
-            crate::state::VERSION_FIELD,
-            crate::state::STATE_VERSION
-        )
+        state_json(&self.controls(), plugin_version)
     }
+}
+
+/// `controls` as the plugin's saved state (the JSON body nice-plug writes), at the current
+/// state version: how a preset, factory or the player's own, reaches the plugin through its
+/// state.
+pub fn state_json(controls: &Controls, plugin_version: &str) -> String {
+    let params: Vec<String> = controls::ALL
+        .iter()
+        .map(|spec| {
+            let value = controls.get(spec.id).unwrap_or(spec.default);
+            match spec.taper {
+                Taper::Choice(_) => format!("\"{}\":{{\"i32\":{}}}", spec.id, value.round() as i32),
+                _ => format!("\"{}\":{{\"f32\":{:e}}}", spec.id, value as f32),
+            }
+        })
+        .collect();
+    format!(
+        "{{\"version\":\"{plugin_version}\",\"params\":{{{}}},\"fields\":{{\"{}\":\"{}\"}}}}",
+        params.join(","),
+        crate::state::VERSION_FIELD,
+        crate::state::STATE_VERSION
+    )
 }
 
 /// Looks a preset up by name.

@@ -65,7 +65,7 @@ impl std::fmt::Display for PresetFileError {
             Self::BadLine { line, text } => write!(f, "line {line}: '{text}' is not 'ID = value'"),
             Self::BadValue { line, id, text } => write!(f, "line {line}: {id} = '{text}' is not a finite number"),
             Self::BadName(name) => write!(f, "'{name}' cannot name a preset file (use letters, digits, spaces, '-' or '_')"),
-            Self::NoDirectory => write!(f, "no folder for presets: set ROSIN_PRESET_DIR or HOME"),
+            Self::NoDirectory => write!(f, "no folder for presets: set ROSIN_DATA_DIR or HOME"),
         }
     }
 }
@@ -114,12 +114,12 @@ pub fn parse(name: &str, text: &str) -> Result<UserPreset, PresetFileError> {
     Ok(UserPreset { name: name.to_string(), controls, unknown_ids })
 }
 
-/// The folder for a player's presets: `$ROSIN_PRESET_DIR` when set; otherwise, on Linux,
-/// `$XDG_DATA_HOME/Rosin/Presets` or `~/.local/share/Rosin/Presets`; on macOS
-/// `~/Library/Application Support/Rosin/Presets`; on Windows `%APPDATA%\Rosin\Presets`.
-pub fn directory() -> Option<PathBuf> {
+/// Rosin's data folder: `$ROSIN_DATA_DIR` when set; otherwise, on Linux,
+/// `$XDG_DATA_HOME/Rosin` or `~/.local/share/Rosin`; on macOS
+/// `~/Library/Application Support/Rosin`; on Windows `%APPDATA%\\Rosin`.
+pub fn data_directory() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(dir) = var("ROSIN_PRESET_DIR") {
+    if let Some(dir) = var("ROSIN_DATA_DIR") {
         return Some(dir);
     }
     let base = if cfg!(target_os = "windows") {
@@ -129,7 +129,43 @@ pub fn directory() -> Option<PathBuf> {
     } else {
         var("XDG_DATA_HOME").or_else(|| var("HOME").map(|h| h.join(".local/share")))
     };
-    base.map(|b| b.join("Rosin").join("Presets"))
+    base.map(|b| b.join("Rosin"))
+}
+
+/// The folder for a player's presets: `$ROSIN_PRESET_DIR` when set, otherwise `Presets` in
+/// [`data_directory`].
+pub fn directory() -> Option<PathBuf> {
+    match std::env::var_os("ROSIN_PRESET_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => data_directory().map(|d| d.join("Presets")),
+    }
+}
+
+/// The folder the factory presets are written to as files, for hosts' preset browsers
+/// (CLAP preset discovery): `Factory Presets` in [`data_directory`].
+pub fn factory_directory() -> Option<PathBuf> {
+    data_directory().map(|d| d.join("Factory Presets"))
+}
+
+/// Writes every factory preset into `dir` as `NAME.rosinpreset`, where the file is missing
+/// or says something else (an older Rosin's values), and leaves files that already match
+/// alone. A player's own presets live elsewhere ([`directory`]), so nothing of theirs is
+/// touched.
+pub fn install_factory_presets(dir: &Path) -> Result<(), PresetFileError> {
+    for preset in crate::presets::PRESETS {
+        let path = path_for(dir, preset.name)?;
+        let text = to_text(&preset.controls());
+        if std::fs::read_to_string(&path).is_ok_and(|on_disk| on_disk == text) {
+            continue;
+        }
+        if let Err(error) = save(dir, preset.name, &preset.controls()) {
+            // Another process may have written the same file at the same moment.
+            if std::fs::read_to_string(&path).ok() != Some(text) {
+                return Err(error);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether `name` can be a file name on every system Rosin runs on.
@@ -152,9 +188,16 @@ pub fn save(dir: &Path, name: &str, controls: &Controls) -> Result<PathBuf, Pres
     let path = path_for(dir, name)?;
     let io = |path: &Path, error| PresetFileError::Io { path: path.to_path_buf(), error };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let temporary = dir.join(format!(".{name}.{EXTENSION}.partial"));
+    // A temporary name of this process's and this call's own, so that two hosts scanning at
+    // once never write into the same temporary file.
+    static SAVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = SAVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temporary = dir.join(format!(".{name}.{EXTENSION}.{}-{call}.partial", std::process::id()));
     std::fs::write(&temporary, to_text(controls)).map_err(|e| io(&temporary, e))?;
-    std::fs::rename(&temporary, &path).map_err(|e| io(&path, e))?;
+    std::fs::rename(&temporary, &path).map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        io(&path, e)
+    })?;
     Ok(path)
 }
 
