@@ -160,6 +160,43 @@ def test_mpe_member_channels_bend_their_own_notes():
     assert np.all(np.isfinite(both))
 
 
+def test_a_storm_of_every_midi_cc_proxy_in_one_block_is_taken_without_allocating():
+    """A VST3 host that restores or randomises every parameter sends each of the wrapper's
+    ~2,080 MIDI-CC proxies (16 channels x 130 controllers) as an event in one block. Rosin
+    asks the wrapper for room for 8,192 events a block, so the queue never grows on the
+    audio thread: the library is built with the allocation guard (an allocation aborts the
+    host), and the wrapper's "buffer filled up" warning never appears."""
+    import os
+    import tempfile
+
+    plugin = load()
+    proxies = [key for key in plugin.parameters if key.startswith("midi_")]
+    assert len(proxies) >= 2000, f"only {len(proxies)} MIDI-CC proxies"
+    rng = np.random.default_rng(15)
+    with tempfile.TemporaryFile(mode="w+b") as log:
+        saved_stderr = os.dup(2)
+        os.dup2(log.fileno(), 2)
+        try:
+            for key in proxies:
+                parameter = plugin.parameters[key]
+                low, high = parameter.range[0], parameter.range[1]
+                setattr(plugin, key, low + (high - low) * float(rng.random()))
+            audio = render(plugin, seconds=0.1, off=0.05)
+        finally:
+            os.dup2(saved_stderr, 2)
+            os.close(saved_stderr)
+        log.seek(0)
+        text = log.read().decode(errors="replace")
+    assert "filled up" not in text, text[-2000:]
+    assert np.all(np.isfinite(audio))
+    # Put the controllers back to rest, for the tests after this one.
+    for key in proxies:
+        parameter = plugin.parameters[key]
+        setattr(plugin, key, parameter.range[0])
+    render(plugin, seconds=0.05, off=0.02)
+    print(f"    {len(proxies)} MIDI-CC proxies set in one block")
+
+
 def main():
     tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
     failed = 0
