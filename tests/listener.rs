@@ -47,6 +47,24 @@ fn a_vibrato_is_read_at_its_centre() {
 }
 
 #[test]
+fn a_deep_or_slow_vibrato_is_read_at_its_centre_whatever_part_of_its_cycle_is_heard() {
+    // (note Hz, depth either way in cents, rate Hz, seconds heard, centre in cents): the
+    // Ghost Cello Lead's 60 cents at 4 Hz over under two cycles, the control's deepest (100
+    // cents) at its slowest rate (2 Hz), and a low note's shallow fast one. Each starts at
+    // several points of its cycle. On the low note the four-period windows span a third of
+    // the vibrato's cycle, and the centre is read to 3 cents rather than 2.
+    for (f0, depth, rate, seconds, centre, tolerance) in [(146.83, 60.0, 4.0, 0.4, 2.0, 2.0), (392.0, 100.0, 2.0, 0.6, -4.0, 2.0), (82.41, 25.0, 6.0, 0.5, 1.0, 3.0)] {
+        for phase in [0.0, 1.3, 2.9, 4.4] {
+            let signal = sawtooth(seconds, |t| f0 * ((centre + depth * (std::f64::consts::TAU * rate * t + phase).sin()) / 1200.0f64).exp2());
+            let (periodicity, hz) = periodicity_and_pitch(&signal, RATE_HZ, f0);
+            assert!(periodicity > 0.95, "{f0} Hz, {depth} cents at {rate} Hz: periodicity {periodicity}");
+            let read = common::cents(hz, f0);
+            assert!((read - centre).abs() < tolerance, "{f0} Hz, {depth} cents at {rate} Hz from phase {phase}: read {read:+.2} cents, centre {centre:+}");
+        }
+    }
+}
+
+#[test]
 fn a_pitch_that_drifts_is_read_as_its_average_not_as_a_vibrato() {
     // Settling from 30 cents flat onto the note over the window, as an ear does: the
     // frequency over the window averages about 14 cents flat.
