@@ -2,6 +2,9 @@
 //! them, each mode's bandwidth `f / Q`, decay, no DC, unit mean-square gain over 0-24 kHz
 //! at every sample rate, the Nyquist cut, and determinism of `reset` and `set_model`.
 
+#[path = "common/alloc_guard.rs"]
+mod alloc_guard;
+
 use nice_assert_no_alloc::assert_no_alloc;
 use rosin_physics::body::{
     BodyMode, BodyModel, BodyResonator, UpperBank, BODIES, CELLO_BODY, DOUBLE_BASS_BODY, LOUDNESS_REFERENCE_RATE_HZ, MAX_BODY_MODES,

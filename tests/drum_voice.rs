@@ -2,6 +2,8 @@
 //! resolution at the edges of the sample-rate range, the paper's controls audibly at work,
 //! random automation of every drum control (vibrato included), and recovery from NaN.
 
+#[path = "common/alloc_guard.rs"]
+mod alloc_guard;
 mod common;
 
 use common::*;

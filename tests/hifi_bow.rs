@@ -5,6 +5,9 @@
 //! the scheme's pitch for M = 1, 2 and 4, and the coupled Newton solve converges in a few
 //! steps, with a fallback that still gives a finite answer when it is forced.
 
+#[path = "common/alloc_guard.rs"]
+mod alloc_guard;
+
 use nice_assert_no_alloc::assert_no_alloc;
 use rosin_physics::bow::hifi_bow::{HiFiBowParams, HiFiBowedString};
 use rosin_physics::friction::newton::IterationStats;

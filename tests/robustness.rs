@@ -4,6 +4,8 @@
 //! NaN or Inf, bounded output, no divergence, and (with `assert_process_allocs`) no
 //! allocation while rendering.
 
+#[path = "common/alloc_guard.rs"]
+mod alloc_guard;
 mod common;
 
 use common::*;

@@ -65,6 +65,10 @@ pub struct RosinParams {
     /// The version of the saved state's layout ([`rosin_engine::state`]); saved with every project.
     #[persist = "state_version"]
     pub state_version: Arc<std::sync::atomic::AtomicU32>,
+    /// What the player should know about the last state loaded (a project from a newer
+    /// Rosin), shown by the editor until dismissed; empty when there is nothing to say.
+    #[persist = "state_notice"]
+    pub state_notice: Arc<std::sync::RwLock<String>>,
     #[id = "play_mode"]
     pub play_mode: IntParam,
     #[id = "string_set"]
@@ -190,6 +194,7 @@ impl Default for RosinParams {
             drum_bow_y: param(&controls::DRUM_BOW_Y),
             pad_layout: choice(&controls::PAD_LAYOUT),
             state_version: Arc::new(std::sync::atomic::AtomicU32::new(rosin_engine::state::STATE_VERSION)),
+            state_notice: Arc::new(std::sync::RwLock::new(String::new())),
             play_mode: choice(&controls::PLAY_MODE),
             string_set: choice(&controls::STRING_SET),
             glide_time: param(&controls::GLIDE_TIME),

@@ -46,6 +46,11 @@ pub struct Rosin {
     gui_context: Arc<std::sync::Mutex<Option<nice_plug::context::gui::GuiContext>>>,
     /// The voice capacity last reported to the host (CLAP voice info).
     voice_capacity: usize,
+    /// Debug builds only: `process()` allocates on purpose when `ROSIN_TEST_ALLOCATE_IN_PROCESS`
+    /// is set at activation, so that a test can prove the allocation guard of the test build
+    /// (`assert_process_allocs`) is armed (`tests/clap_alloc_guard.rs`).
+    #[cfg(debug_assertions)]
+    allocate_in_process_for_test: bool,
     /// Dropped last of all (fields drop in order), which stops and joins its thread.
     sensel: SenselReader,
 }
@@ -74,6 +79,8 @@ impl Default for Rosin {
             repaint: nice_plug_egui::RepaintNotifier::new(),
             gui_context: Arc::new(std::sync::Mutex::new(None)),
             voice_capacity: MAX_VOICES,
+            #[cfg(debug_assertions)]
+            allocate_in_process_for_test: false,
             sensel,
         }
     }
@@ -191,23 +198,45 @@ impl Plugin for Rosin {
     }
 
     /// Migrates a loaded state from the version it was saved with and sanitises it before it
-    /// is applied (see [`rosin_engine::state`]): a project from an older Rosin sounds as it did, and
-    /// a hand-edited or damaged one can never put an impossible control into the voices.
+    /// is applied (see [`rosin_engine::state`]): a project from an older Rosin sounds as it did,
+    /// a hand-edited or damaged one can never put an impossible control into the voices, one
+    /// from a newer Rosin loads what this one knows and says so (the log, and a note in the
+    /// editor), and one whose version cannot be read is refused: nothing of it is applied.
     fn filter_state(state: &mut PluginState) {
         use rosin_engine::state::{self, ParamValue as Saved};
         let mut params: std::collections::BTreeMap<String, Saved> = state
             .params
             .iter()
             .map(|(id, value)| {
+                // A switch or a number written as text (a hand-edited project, another
+                // tool's) is read as the number it says; the migration converts it to the
+                // kind the control takes.
                 let saved = match value {
                     ParamValue::F32(v) => Saved::F32(*v),
                     ParamValue::I32(v) => Saved::I32(*v),
-                    _ => Saved::Other,
+                    ParamValue::Bool(b) => Saved::I32(*b as i32),
+                    ParamValue::String(text) => text.trim().parse().map_or(Saved::Other, Saved::F32),
                 };
                 (id.clone(), saved)
             })
             .collect();
-        state::migrate(&mut params, &mut state.fields);
+        let migration = match state::migrate(&mut params, &mut state.fields) {
+            Ok(migration) => migration,
+            Err(error) => {
+                nice_error!("{error}");
+                // Nothing is applied: the instance stays as it was.
+                state.params.clear();
+                state.fields.clear();
+                return;
+            }
+        };
+        if let Some(notice) = &migration.notice {
+            nice_warn!("{notice}");
+        }
+        if !migration.converted.is_empty() {
+            nice_warn!("converted saved values of the wrong kind: {}", migration.converted.join(", "));
+        }
+        state.fields.insert("state_notice".to_string(), json_string(migration.notice.as_deref().unwrap_or("")));
         for (id, saved) in params {
             match saved {
                 Saved::F32(v) => drop(state.params.insert(id, ParamValue::F32(v))),
@@ -232,6 +261,10 @@ impl Plugin for Rosin {
         self.engine.set_controls(&self.params.controls());
         self.voice_capacity = self.engine.voice_capacity();
         context.set_current_voice_capacity(self.voice_capacity as u32);
+        #[cfg(debug_assertions)]
+        {
+            self.allocate_in_process_for_test = std::env::var_os("ROSIN_TEST_ALLOCATE_IN_PROCESS").is_some();
+        }
         true
     }
 
@@ -241,6 +274,10 @@ impl Plugin for Rosin {
     }
 
     fn process(&mut self, buffer: &mut Buffer, _aux: &mut AuxiliaryBuffers, context: &mut impl ProcessContext<Self>) -> ProcessStatus {
+        #[cfg(debug_assertions)]
+        if self.allocate_in_process_for_test {
+            drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
+        }
         // With sample-accurate automation the host's block is split at every parameter
         // change, so reading the values once per call is exact.
         self.engine.set_controls(&self.params.controls());
@@ -298,4 +335,20 @@ impl ClapPlugin for Rosin {
 impl Vst3Plugin for Rosin {
     const VST3_CLASS_ID: [u8; 16] = *b"RosinBowedString";
     const VST3_SUBCATEGORIES: &'static [Vst3SubCategory] = &[Vst3SubCategory::Instrument, Vst3SubCategory::Synth];
+}
+
+/// `text` as a JSON string literal (how nice-plug stores a persisted `String` field).
+fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

@@ -112,7 +112,24 @@ fn preset_menu(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
     ui.data_mut(|d| d.insert_temp(id, menu));
 }
 
+/// The note about the last state loaded (a project from a newer Rosin), until dismissed.
+fn state_notice(ui: &mut egui::Ui, params: &RosinParams) {
+    let notice = params.state_notice.read().map(|n| n.clone()).unwrap_or_default();
+    if notice.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.colored_label(egui::Color32::from_rgb(230, 180, 60), notice);
+        if ui.small_button("Dismiss").clicked() {
+            if let Ok(mut n) = params.state_notice.write() {
+                n.clear();
+            }
+        }
+    });
+}
+
 pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
+    state_notice(ui, params);
     preset_menu(ui, params, setter);
     egui::ScrollArea::vertical().id_salt("controls").show(ui, |ui| {
         for (group, ids) in CONTROL_GROUPS {
