@@ -17,12 +17,13 @@
 //!   to its events (the worst cost per event is printed). The instrument is chosen once a
 //!   render, since a drum voice costs tens of string voices. A block over the bound is played
 //!   again (the render is deterministic): only one slow both times is a stall, not the
-//!   machine's scheduling.
+//!   machine's scheduling. Every stalled render is listed before the test fails.
 //! - A bad state blob is refused and leaves the instance's state as it was.
 //!
 //! The normal suite runs 24 renders; `ROSIN_FUZZ_RENDERS=10000` is the nightly-size run
 //! (`ROSIN_FUZZ_FIRST=N` starts at render N, to run it in parts; `ROSIN_FUZZ_RENDER=N` plays
-//! render N alone).
+//! render N alone, and `ROSIN_FUZZ_SHOW_BLOCK=B` prints its block B's events and the state
+//! after it).
 // Needs the plugin crate: left out of the quick tier (`--no-default-features`).
 #![cfg(feature = "plugin")]
 
@@ -145,9 +146,13 @@ impl Fuzz {
         }
     }
 
-    /// A state blob that must be refused: random bytes, or a valid state cut short.
+    /// A state blob that must be refused: nothing, random bytes, a valid state cut short
+    /// (behind its own length prefix, or behind one that promises more), or one whose JSON
+    /// body no longer opens as an object. (Random bytes changed inside the JSON could still
+    /// make a valid state, which must load: those are the version-mismatch cases' business.)
     fn bad_state(&mut self, good: &[u8]) -> Vec<u8> {
-        match self.below(4) {
+        let body = &good[8..];
+        match self.below(5) {
             0 => Vec::new(),
             1 => (0..self.below(300)).map(|_| self.below(256) as u8).collect(),
             2 => {
@@ -155,13 +160,17 @@ impl Fuzz {
                 let cut = 8 + self.below((good.len() - 8) as u64) as usize;
                 good[..cut].to_vec()
             }
+            3 => {
+                // A consistent length over a JSON object cut short: never valid JSON.
+                let cut = 1 + self.below((body.len() - 2) as u64) as usize;
+                let mut blob = (cut as u64).to_le_bytes().to_vec();
+                blob.extend_from_slice(&body[..cut]);
+                blob
+            }
             _ => {
-                // A valid length over bytes that are not JSON.
+                // A consistent length over a body that does not open as an object.
                 let mut blob = good.to_vec();
-                for _ in 0..8 {
-                    let at = 8 + self.below((blob.len() - 8) as u64) as usize;
-                    blob[at] = b"{}[]\":,\0"[self.below(8) as usize];
-                }
+                blob[8] = b"}]\":,\0x"[self.below(7) as usize];
                 blob
             }
         }
@@ -237,6 +246,10 @@ fn render(library: &ClapLibrary, seed: u64, totals: &mut Totals) -> Vec<usize> {
             }
         }
         let (left, right) = instance.process(n, &events);
+        if std::env::var("ROSIN_FUZZ_SHOW_BLOCK").is_ok_and(|b| b.parse() == Ok(block_index)) {
+            println!("block {block_index}: {:.3} ms, events {events:?}", instance.last_process_s * 1e3);
+            println!("state {}", String::from_utf8_lossy(&instance.save_state()[8..]));
+        }
         for (i, s) in left.iter().chain(&right).enumerate() {
             assert!(s.is_finite() && (*s == 0.0 || s.abs() >= f32::MIN_POSITIVE), "seed {seed}: sample {i} of block {block_index} is {s:e} ({rate} Hz, {n} frames)");
             assert!(s.abs() <= OUTPUT_BOUND, "seed {seed}: sample {i} of block {block_index} is {s} ({rate} Hz)");
@@ -282,6 +295,8 @@ fn fuzz_campaign_through_the_clap_abi() {
     let only: Option<u64> = std::env::var("ROSIN_FUZZ_RENDER").ok().and_then(|v| v.parse().ok());
     // A long campaign can be run in parts: `ROSIN_FUZZ_FIRST` is the first render's index.
     let first: u64 = std::env::var("ROSIN_FUZZ_FIRST").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    // Renders with a stall, by index: all of them are listed before the test fails.
+    let mut stalls: Vec<u64> = Vec::new();
     for render_index in first..first + renders {
         if only.is_some_and(|o| o != render_index) {
             continue;
@@ -294,7 +309,10 @@ fn fuzz_campaign_through_the_clap_abi() {
             let mut again = Totals::default();
             let slow_again = render(&library, seed, &mut again);
             let both: Vec<usize> = slow.iter().filter(|b| slow_again.contains(b)).copied().collect();
-            assert!(both.is_empty(), "seed {seed}: blocks {both:?} took over 10 times the render's 90th percentile time per frame, twice");
+            if !both.is_empty() {
+                println!("STALL render {render_index}, seed {seed}: blocks {both:?} took over 10 times the render's usual time per frame, twice");
+                stalls.push(render_index);
+            }
         }
         totals.renders += 1;
     }
@@ -312,4 +330,5 @@ fn fuzz_campaign_through_the_clap_abi() {
         totals.worst_peak,
         20.0 * (totals.worst_peak.max(1e-12) as f64).log10()
     );
+    assert!(stalls.is_empty(), "{} of {} renders stalled: {stalls:?} (ROSIN_FUZZ_RENDER=N plays one again)", stalls.len(), totals.renders);
 }

@@ -14,8 +14,14 @@ use crate::friction::dupont::ElastoPlasticParams;
 use crate::friction::newton::{illinois, solve_2x2, IterationStats};
 
 /// The fallback's root finders stop at this fraction of their starting bracket (about 47
-/// halvings' worth), or after this many evaluations.
+/// halvings' worth), when the residual is this small (m/s: the bristle rate's equation,
+/// then the velocity's, a hundredth of Newton's step tolerance), or after this many
+/// evaluations. At most 60 outer evaluations of 60 inner ones each: 3,660 friction-law
+/// evaluations is the hard budget of a sample that falls back; on smooth ground it is
+/// about 10 x 10.
 const FALLBACK_TOLERANCE: f64 = 1e-14;
+const FALLBACK_RATE_RESIDUAL_MPS: f64 = 1e-12;
+const FALLBACK_VELOCITY_RESIDUAL_MPS: f64 = 1e-9;
 const FALLBACK_EVALUATIONS: usize = 60;
 
 /// Below this normal force the bow is off the string.
@@ -178,7 +184,7 @@ impl BowContact {
             let g2 = |z: f64| p.bristle_rate(fn_n, v, z).rate_mps - 2.0 / k * (z - z_prev) + r_prev;
             let lo = z_prev - z_span - k * v.abs();
             let hi = z_prev + z_span + k * v.abs();
-            illinois(g2, lo, hi, g2(lo), g2(hi), FALLBACK_TOLERANCE * (hi - lo), FALLBACK_EVALUATIONS)
+            illinois(g2, lo, hi, g2(lo), g2(hi), FALLBACK_TOLERANCE * (hi - lo), FALLBACK_RATE_RESIDUAL_MPS, FALLBACK_EVALUATIONS)
         };
         let g1 = |v: f64| {
             let z = deflection_for(v);
@@ -192,7 +198,7 @@ impl BowContact {
         if !(g_lo <= 0.0 && g_hi >= 0.0) {
             return (input.free_velocity_mps, 0.0);
         }
-        let v = illinois(g1, lo, hi, g_lo, g_hi, FALLBACK_TOLERANCE * (hi - lo), FALLBACK_EVALUATIONS);
+        let v = illinois(g1, lo, hi, g_lo, g_hi, FALLBACK_TOLERANCE * (hi - lo), FALLBACK_VELOCITY_RESIDUAL_MPS, FALLBACK_EVALUATIONS);
         (v, deflection_for(v))
     }
 }
