@@ -692,3 +692,41 @@ fn presets_are_discovered_and_load_as_the_menu_sets_them() {
     unsafe { std::env::remove_var("ROSIN_DATA_DIR") };
     std::fs::remove_dir_all(&data).unwrap();
 }
+
+/// The plugin tells the host when it is silent: while a note sounds, and while it rings out
+/// after its note-off, `process()` asks to be called on (`CLAP_PROCESS_CONTINUE`); once no
+/// voice sounds and the output is below -120 dBFS it says the host may stop calling until
+/// the next event (`CLAP_PROCESS_CONTINUE_IF_NOT_QUIET`). A note after that silence plays at
+/// once and in tune, its first block already sounding.
+#[test]
+fn silence_lets_the_host_sleep_and_the_next_note_wakes_it() {
+    use clap_sys::process::{CLAP_PROCESS_CONTINUE, CLAP_PROCESS_CONTINUE_IF_NOT_QUIET};
+    let library = library();
+    let mut instance = ClapInstance::new(&library, PLUGIN_ID);
+    assert!(instance.activate(48_000.0, 480));
+    // Before any note: silent.
+    instance.process(480, &[]);
+    assert_eq!(instance.last_status, CLAP_PROCESS_CONTINUE_IF_NOT_QUIET);
+    play(&mut instance, 48_000.0, 0.5, 480, &[(0, HostEvent::NoteOnAt { channel: 0, key: 57, velocity: 0.8, note_id: 1 })]);
+    assert_eq!(instance.last_status, CLAP_PROCESS_CONTINUE, "a sounding note lets the host sleep");
+    play(&mut instance, 48_000.0, 0.05, 480, &[(0, HostEvent::NoteOffAt { channel: 0, key: 57, note_id: 1 })]);
+    assert_eq!(instance.last_status, CLAP_PROCESS_CONTINUE, "a ringing string lets the host sleep");
+    // Ring out: within 30 s it says it is quiet, and stays so.
+    let mut blocks = 0;
+    while instance.last_status != CLAP_PROCESS_CONTINUE_IF_NOT_QUIET {
+        instance.process(480, &[]);
+        blocks += 1;
+        assert!(blocks < 3000, "still not quiet 30 s after the note-off");
+    }
+    println!("quiet {:.2} s after the note-off", blocks as f64 * 0.01);
+    let (left, _) = instance.process(480, &[]);
+    assert!(left.iter().all(|s| s.abs() < 1e-6));
+    assert_eq!(instance.last_status, CLAP_PROCESS_CONTINUE_IF_NOT_QUIET);
+    // The host slept; a note wakes it, sounding from its first block.
+    let (left, _) = instance.process(480, &[(0, HostEvent::NoteOnAt { channel: 0, key: 57, velocity: 0.8, note_id: 2 })]);
+    assert_eq!(instance.last_status, CLAP_PROCESS_CONTINUE);
+    assert!(left.iter().any(|s| s.abs() > 1e-5), "the note did not sound at once");
+    let out = play(&mut instance, 48_000.0, 1.0, 480, &[]);
+    let hz = fundamental_hz(&out[24_000..], 48_000.0, 220.0);
+    assert!(cents(hz, 220.0).abs() < 3.0, "{hz} Hz after waking");
+}

@@ -19,6 +19,7 @@ use rosin_engine::view::triple_buffer::{triple_buffer, TripleReader, TripleWrite
 use rosin_engine::voice::NoteId;
 use rosin_engine::expression::ExpressionKind;
 use rosin_engine::voices::{self, Engine, NotePattern, MAX_VOICES};
+use rosin_engine::dsp::denormals::DenormalGuard;
 use rosin_engine::dsp::host_rate::{self, RateAdapter, RatePlan};
 
 /// Sample rates the plugin accepts: any from 1 kHz to 1.536 MHz. The physics runs from 22.05
@@ -26,6 +27,8 @@ use rosin_engine::dsp::host_rate::{self, RateAdapter, RatePlan};
 /// ([`rosin_engine::dsp::host_rate`]).
 pub const MIN_SAMPLE_RATE_HZ: f64 = host_rate::MIN_HOST_RATE_HZ;
 pub const MAX_SAMPLE_RATE_HZ: f64 = host_rate::MAX_HOST_RATE_HZ;
+/// Below this level (-120 dBFS) a block with no voice sounding is silence.
+const SILENCE_LEVEL: f32 = 1e-6;
 /// Gestures are read from their atomics at least this often (in samples), so a long host
 /// block still follows the pad; the engine ramps each value over 10 ms in between.
 const GESTURE_READ_SAMPLES: usize = 64;
@@ -274,6 +277,9 @@ impl Plugin for Rosin {
     }
 
     fn process(&mut self, buffer: &mut Buffer, _aux: &mut AuxiliaryBuffers, context: &mut impl ProcessContext<Self>) -> ProcessStatus {
+        // Flush-to-zero and denormals-are-zero for the whole call (nice-plug sets only FTZ,
+        // and only with a feature Rosin does not use); the host's own mode comes back after.
+        let _denormals = DenormalGuard::new();
         #[cfg(debug_assertions)]
         if self.allocate_in_process_for_test {
             drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
@@ -314,7 +320,15 @@ impl Plugin for Rosin {
                 key: Key::Number(note.note),
             });
         });
-        ProcessStatus::KeepAlive
+        // Silent (no voice sounds and the block is below -120 dBFS): the host may stop calling
+        // until the next event (CLAP's "continue if not quiet"), which wakes the plugin as it
+        // left it. Sounding: keep calling, whatever the input.
+        let quiet = self.engine.active_voice_count() == 0 && buffer.as_slice().iter().all(|channel| channel.iter().all(|s| s.abs() < SILENCE_LEVEL));
+        if quiet {
+            ProcessStatus::Normal
+        } else {
+            ProcessStatus::KeepAlive
+        }
     }
 }
 

@@ -393,6 +393,8 @@ pub struct ClapInstance {
     pub note_ends_on_channels: Vec<(i16, i16, i32)>,
     /// How long the plugin's last `process()` call took, in seconds.
     pub last_process_s: f64,
+    /// What the plugin's last `process()` call returned (`CLAP_PROCESS_*`).
+    pub last_status: i32,
 }
 
 impl ClapInstance {
@@ -430,6 +432,7 @@ impl ClapInstance {
             note_ends: Vec::new(),
             note_ends_on_channels: Vec::new(),
             last_process_s: 0.0,
+            last_status: 0,
         }
     }
 
@@ -573,6 +576,7 @@ impl ClapInstance {
         let started = std::time::Instant::now();
         let status = unsafe { ((*self.plugin).process.unwrap())(self.plugin, &process) };
         self.last_process_s = started.elapsed().as_secs_f64();
+        self.last_status = status;
         assert_ne!(status, clap_sys::process::CLAP_PROCESS_ERROR, "process returned an error");
         self.steady_time += frames as i64;
         self.note_ends.extend(out.note_ends.iter().map(|&(_, key, note_id)| (key, note_id)));

@@ -3,6 +3,7 @@
 
 pub mod dc_blocker;
 pub mod decimator;
+pub mod denormals;
 pub mod host_rate;
 pub mod output;
 pub mod ramp;
