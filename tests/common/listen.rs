@@ -174,9 +174,12 @@ const LAG_REACH: f64 = 0.065;
 
 /// The centre of a vibrato, in the unit of `values`: the constant of the sinusoid (at the
 /// rate, from 1.5 to 10.5 Hz, that fits best) fitted by least squares to `values` at
-/// `times_s`. Unlike the midpoint of the swing or the mean, it does not move with where the
-/// window starts and ends in the vibrato's cycle.
-fn vibrato_centre(times_s: &[f64], values: &[f64]) -> f64 {
+/// `times_s`, and the share of the values' variance the sinusoid explains. Unlike the
+/// midpoint of the swing or the mean, the centre does not move with where the window starts
+/// and ends in the vibrato's cycle.
+fn vibrato_centre(times_s: &[f64], values: &[f64]) -> (f64, f64) {
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let variance: f64 = values.iter().map(|y| (y - mean).powi(2)).sum();
     let mut best = (f64::INFINITY, f64::NAN);
     let mut rate_hz = 1.5;
     while rate_hz <= 10.5 {
@@ -205,8 +208,11 @@ fn vibrato_centre(times_s: &[f64], values: &[f64]) -> f64 {
         }
         rate_hz += 0.05;
     }
-    best.1
+    (best.1, 1.0 - best.0 / variance.max(1e-300))
 }
+
+/// How much of a pitch track's variance a sinusoid must explain for it to be a vibrato.
+const VIBRATO_FIT: f64 = 0.7;
 
 /// `m x = v` for a 3x3 system, by Gaussian elimination with partial pivoting.
 fn solve3(mut m: [[f64; 3]; 3], mut v: [f64; 3]) -> Option<[f64; 3]> {
@@ -260,7 +266,8 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
     // swing: it swings more than VIBRATO_SWING_CENTS between its 5th and 95th percentiles
     // and crosses its middle at least twice (a pitch that only drifts, an ear still
     // settling, does not). Its pitch is then the centre of the sinusoid fitted to the
-    // per-window pitch.
+    // per-window pitch, if that sinusoid explains most of the track (the scatter of a steady
+    // note's estimates can swing and cross too, but no sinusoid describes it).
     let track: Vec<f64> = lags.windows(3).map(|w| w.iter().sum::<f64>() / 3.0).collect();
     if track.len() >= 8 {
         let mut sorted = track.clone();
@@ -273,8 +280,10 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
             let hop = window / 2;
             let times_s: Vec<f64> = (0..lags.len()).map(|i| (i * hop + window / 2) as f64 / sample_rate_hz).collect();
             let cents: Vec<f64> = lags.iter().map(|lag| 1200.0 * lag.log2()).collect();
-            let centre = vibrato_centre(&times_s, &cents);
-            return (periodicity, sample_rate_hz / (centre / 1200.0).exp2());
+            let (centre, explained) = vibrato_centre(&times_s, &cents);
+            if explained >= VIBRATO_FIT {
+                return (periodicity, sample_rate_hz / (centre / 1200.0).exp2());
+            }
         }
     }
     let mut found = median(&mut lags);

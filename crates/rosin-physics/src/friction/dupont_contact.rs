@@ -32,6 +32,9 @@ pub const VELOCITY_TOLERANCE_MPS: f64 = 1e-7;
 pub const DEFLECTION_TOLERANCE: f64 = 1e-7;
 /// The iteration cap; past it the fallback is taken.
 pub const MAX_ITERATIONS: usize = 50;
+/// How many times a Newton step may be halved to lower the residual. A sample's Newton
+/// costs at most `MAX_ITERATIONS x (MAX_STEP_HALVINGS + 1) + 1` friction-law evaluations.
+pub const MAX_STEP_HALVINGS: usize = 4;
 
 /// One sample's contact problem.
 #[derive(Clone, Copy, Debug)]
@@ -124,16 +127,21 @@ impl BowContact {
             (v - v_free + kf * f, r.rate_mps - 2.0 / k * (z - z_prev) + r_prev, r, f)
         };
 
-        // Warm start from the previous sample. Each pass evaluates the residual and the
-        // Jacobian at (v, z); when the Newton step from there is below tolerance, (v, z) is
-        // accepted as it stands, so the force needs no extra evaluation.
+        // Warm start from the previous sample. Each pass takes the Jacobian at (v, z); when
+        // the Newton step from there is below tolerance, (v, z) is accepted as it stands, so
+        // the force needs no extra evaluation. Otherwise the step is damped: halved (at most
+        // MAX_STEP_HALVINGS times) until it lowers the residual, measured as the size of the
+        // step it asks for in tolerance units, so that plain Newton's overshoot on the steep
+        // side of the Stribeck curve, which can cycle for all its iterations and send every
+        // sample to the fallback, converges instead. A full step that lowers the residual is
+        // taken as before, and the residual at the point it reaches is the next pass's.
         let mut v = self.velocity_mps;
         let mut z = z_prev;
         let mut accepted = None;
         let mut iterations = 0;
+        let (mut g1, mut g2, mut r, mut f) = residuals(v, z);
         while iterations < MAX_ITERATIONS {
             iterations += 1;
-            let (g1, g2, r, f) = residuals(v, z);
             let j11 = 1.0 + kf * (p.bristle_damping_kg_per_s * r.d_rate_d_velocity + p.viscous_damping_kg_per_s);
             let j12 = kf * (p.bristle_stiffness_n_per_m + p.bristle_damping_kg_per_s * r.d_rate_d_deflection);
             let j21 = r.d_rate_d_velocity;
@@ -143,9 +151,26 @@ impl BowContact {
                 accepted = Some((r.rate_mps, f));
                 break;
             }
-            v -= dv;
-            z -= dz;
-            if !(v.is_finite() && z.is_finite()) {
+            let merit = |g1: f64, g2: f64| (g1 / (j11 * VELOCITY_TOLERANCE_MPS)).powi(2) + (g2 / (j22 * z_tol)).powi(2);
+            let current = merit(g1, g2);
+            let mut t = 1.0;
+            let mut halvings = 0;
+            loop {
+                let (vc, zc) = (v - t * dv, z - t * dz);
+                let candidate = residuals(vc, zc);
+                let lower = merit(candidate.0, candidate.1) < current;
+                if (lower || halvings == MAX_STEP_HALVINGS) && vc.is_finite() && zc.is_finite() {
+                    (v, z) = (vc, zc);
+                    (g1, g2, r, f) = candidate;
+                    break;
+                }
+                if halvings == MAX_STEP_HALVINGS {
+                    break;
+                }
+                t *= 0.5;
+                halvings += 1;
+            }
+            if !(v.is_finite() && z.is_finite() && g1.is_finite() && g2.is_finite()) {
                 break;
             }
         }
