@@ -68,6 +68,13 @@ pub struct Engine {
     body: BodyResonator,
     body_index: usize,
     body_mix: LinearRamp,
+    /// The body that was playing before the last change of model, fading out over
+    /// [`BODY_CROSSFADE_S`] while the new one (starting from rest) fades in: a model change
+    /// never cuts the resonances off.
+    outgoing_body: BodyResonator,
+    /// How far the crossfade has come (0 to 1; 1 when none runs) and its step per sample.
+    body_fade: f64,
+    body_fade_step: f64,
     /// Expression changed since the voices last got their controls: they get them once, at
     /// the next render, however many MIDI messages arrived in between.
     pub(crate) controls_dirty: bool,
@@ -112,6 +119,13 @@ impl Engine {
             },
             body_index: 0,
             body_mix: LinearRamp::control(controls.body_mix_percent / 100.0, sample_rate_hz),
+            outgoing_body: {
+                let mut body = BodyResonator::new(sample_rate_hz);
+                body.set_model(BODIES[0]);
+                body
+            },
+            body_fade: 1.0,
+            body_fade_step: 1.0 / (BODY_CROSSFADE_S * sample_rate_hz).max(1.0),
             controls_dirty: false,
             gestures: [LaneGesture::default(); LANES],
             pad_down: [false; LANES],
@@ -148,6 +162,8 @@ impl Engine {
         self.sustained = [None; SUSTAINED_NOTES];
         self.legato = LegatoState::default();
         self.body.reset();
+        self.outgoing_body.reset();
+        self.body_fade = 1.0;
         self.body_mix.snap(self.controls.body_mix_percent / 100.0);
         self.configure_mode();
     }
@@ -164,7 +180,18 @@ impl Engine {
         let body = (controls.body.round().max(0.0) as usize).min(BODIES.len() - 1);
         if body != self.body_index {
             self.body_index = body;
-            self.body.set_model(BODIES[body]);
+            // The playing body rings on and fades out; the new one starts from rest. (A
+            // change during a crossfade cuts the body fading out then, at its reduced weight.)
+            // A body at rest (nothing has played yet, or all has died away) is simply
+            // replaced.
+            if self.body.is_at_rest() {
+                self.body.set_model(BODIES[body]);
+            } else {
+                std::mem::swap(&mut self.body, &mut self.outgoing_body);
+                self.body.set_model(BODIES[body]);
+                self.body.reset();
+                self.body_fade = 0.0;
+            }
         }
         self.configure_mode();
         self.push_controls();
@@ -540,7 +567,14 @@ impl Engine {
             }
             // The body colours the strings' bridge force; at mix 0 the output is the dry force.
             let mix_amount = self.body_mix.next();
-            let bodied = self.body.tick(mix);
+            let bodied = if self.body_fade < 1.0 {
+                let (incoming, outgoing) = (self.body.tick(mix), self.outgoing_body.tick(mix));
+                let faded = outgoing + self.body_fade * (incoming - outgoing);
+                self.body_fade = (self.body_fade + self.body_fade_step).min(1.0);
+                faded
+            } else {
+                self.body.tick(mix)
+            };
             let out = mix + mix_amount * (bodied - mix);
             *sample = crate::dsp::output::to_host_sample(crate::dsp::output::safety_limit(out * self.gain.next()));
         }
@@ -692,6 +726,11 @@ fn push_terminated(list: &mut [Option<NoteId>], count: &mut usize, note: NoteId)
         *count += 1;
     }
 }
+
+/// How long a change of body model crossfades from the old body to the new (s): long enough
+/// for the new body's lowest modes to build up (a violin's A0 at 275 Hz with Q 15 rings for
+/// about 17 ms), short enough to follow automation.
+pub const BODY_CROSSFADE_S: f64 = 0.08;
 
 /// How much a string note is played lighter or heavier so that the body's resonances do
 /// not make it stand out or vanish: the inverse of the dry-and-body mix's gain at the note's

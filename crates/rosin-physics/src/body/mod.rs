@@ -461,6 +461,13 @@ impl BodyResonator {
         (sum[0] + sum[1]) + (sum[2] + sum[3])
     }
 
+    /// Whether nothing rings: every mode and the input history at zero (below 1e-20).
+    pub fn is_at_rest(&self) -> bool {
+        self.input_1.abs() < 1e-20
+            && self.input_2.abs() < 1e-20
+            && self.lanes[..self.lane_groups_in_use].iter().all(|g| g.output_1.iter().chain(&g.output_2).all(|y| y.abs() < 1e-20))
+    }
+
     /// Silences every mode; the coefficients stay.
     pub fn reset(&mut self) {
         self.input_1 = 0.0;
