@@ -174,13 +174,13 @@ const LAG_REACH: f64 = 0.065;
 
 /// The centre of a vibrato, in the unit of `values`: the constant of the sinusoid (at the
 /// rate, from 1.5 to 10.5 Hz, that fits best) fitted by least squares to `values` at
-/// `times_s`, and the share of the values' variance the sinusoid explains. Unlike the
+/// `times_s`, the share of the values' variance the sinusoid explains, and its rate. Unlike the
 /// midpoint of the swing or the mean, the centre does not move with where the window starts
 /// and ends in the vibrato's cycle.
-fn vibrato_centre(times_s: &[f64], values: &[f64]) -> (f64, f64) {
+fn vibrato_centre(times_s: &[f64], values: &[f64]) -> (f64, f64, f64) {
     let mean = values.iter().sum::<f64>() / values.len() as f64;
     let variance: f64 = values.iter().map(|y| (y - mean).powi(2)).sum();
-    let mut best = (f64::INFINITY, f64::NAN);
+    let mut best = (f64::INFINITY, f64::NAN, 0.0);
     let mut rate_hz = 1.5;
     while rate_hz <= 10.5 {
         let w = std::f64::consts::TAU * rate_hz;
@@ -203,16 +203,19 @@ fn vibrato_centre(times_s: &[f64], values: &[f64]) -> (f64, f64) {
                 .map(|(&t, &y)| (y - coefficients[0] - coefficients[1] * (w * t).sin() - coefficients[2] * (w * t).cos()).powi(2))
                 .sum();
             if residual < best.0 {
-                best = (residual, coefficients[0]);
+                best = (residual, coefficients[0], rate_hz);
             }
         }
         rate_hz += 0.05;
     }
-    (best.1, 1.0 - best.0 / variance.max(1e-300))
+    (best.1, 1.0 - best.0 / variance.max(1e-300), best.2)
 }
 
-/// How much of a pitch track's variance a sinusoid must explain for it to be a vibrato.
+/// How much of a wavering pitch track's variance a sinusoid must explain for its centre to
+/// be read as the pitch.
 const VIBRATO_FIT: f64 = 0.7;
+/// How much it must explain for the track to be a vibrato however short.
+const CLEAR_VIBRATO_FIT: f64 = 0.9;
 
 /// `m x = v` for a 3x3 system, by Gaussian elimination with partial pivoting.
 fn solve3(mut m: [[f64; 3]; 3], mut v: [f64; 3]) -> Option<[f64; 3]> {
@@ -261,28 +264,42 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
         return (0.0, f64::NAN);
     }
     let periodicity = median(&mut values);
-    // A vibrato is told by the per-window pitch, smoothed over three windows (eight periods,
-    // well inside a vibrato cycle) so that the estimate's own scatter is not taken for a
-    // swing: it swings more than VIBRATO_SWING_CENTS between its 5th and 95th percentiles
-    // and crosses its middle at least twice (a pitch that only drifts, an ear still
-    // settling, does not). Its pitch is then the centre of the sinusoid fitted to the
-    // per-window pitch, if that sinusoid explains most of the track (the scatter of a steady
-    // note's estimates can swing and cross too, but no sinusoid describes it).
-    let track: Vec<f64> = lags.windows(3).map(|w| w.iter().sum::<f64>() / 3.0).collect();
-    if track.len() >= 8 {
-        let mut sorted = track.clone();
+    // A pitch that moves is read at its centre, in one of two ways:
+    // - a vibrato that a sinusoid describes (it explains CLEAR_VIBRATO_FIT of the per-window
+    //   pitch's variance, swings more than VIBRATO_SWING_CENTS, and makes at least one whole
+    //   cycle in what is heard): the centre of that sinusoid, however few cycles those are;
+    // - a pitch that wavers otherwise (a drum's random waver, a vibrato heard with its
+    //   onset), told by the per-window pitch smoothed over five windows (ten periods, so the
+    //   estimate's own scatter is not taken for a swing) swinging more than
+    //   VIBRATO_SWING_CENTS between its 5th and 95th percentiles and crossing its middle at
+    //   least three times (a pitch that only drifts, an ear still settling, does not): the
+    //   fitted sinusoid's centre if it explains VIBRATO_FIT of it, else the mean pitch (in
+    //   cents) of the windows.
+    let hop = window / 2;
+    let times_s: Vec<f64> = (0..lags.len()).map(|i| (i * hop + window / 2) as f64 / sample_rate_hz).collect();
+    let cents: Vec<f64> = lags.iter().map(|lag| 1200.0 * lag.log2()).collect();
+    let swing_cents = |values: &[f64]| {
+        let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
         let percentile = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
-        let (short, long) = (percentile(0.05), percentile(0.95));
-        let centre = (short * long).sqrt();
-        let crossings = track.windows(2).filter(|w| (w[0] - centre).signum() != (w[1] - centre).signum()).count();
-        if crossings >= 2 && 1200.0 * (long / short).log2() > VIBRATO_SWING_CENTS {
-            let hop = window / 2;
-            let times_s: Vec<f64> = (0..lags.len()).map(|i| (i * hop + window / 2) as f64 / sample_rate_hz).collect();
-            let cents: Vec<f64> = lags.iter().map(|lag| 1200.0 * lag.log2()).collect();
-            let (centre, explained) = vibrato_centre(&times_s, &cents);
-            if explained >= VIBRATO_FIT {
-                return (periodicity, sample_rate_hz / (centre / 1200.0).exp2());
+        (percentile(0.05), percentile(0.95))
+    };
+    if cents.len() >= 8 {
+        let (centre, explained, rate_hz) = vibrato_centre(&times_s, &cents);
+        let (low, high) = swing_cents(&cents);
+        let cycles = rate_hz * (times_s[times_s.len() - 1] - times_s[0] + window as f64 / sample_rate_hz);
+        if explained >= CLEAR_VIBRATO_FIT && high - low > VIBRATO_SWING_CENTS && cycles >= 1.0 {
+            return (periodicity, sample_rate_hz / (centre / 1200.0).exp2());
+        }
+        let track: Vec<f64> = cents.windows(5).map(|w| w.iter().sum::<f64>() / 5.0).collect();
+        if track.len() >= 8 {
+            let (low, high) = swing_cents(&track);
+            let middle = 0.5 * (low + high);
+            let crossings = track.windows(2).filter(|w| (w[0] - middle).signum() != (w[1] - middle).signum()).count();
+            if crossings >= 3 && high - low > VIBRATO_SWING_CENTS {
+                let mean = cents.iter().sum::<f64>() / cents.len() as f64;
+                let read = if explained >= VIBRATO_FIT { centre } else { mean };
+                return (periodicity, sample_rate_hz / (read / 1200.0).exp2());
             }
         }
     }
