@@ -1,6 +1,7 @@
 //! The Sensel reader inside the built plugin, through the CLAP ABI: the plugin loads a mock
-//! LibSensel named by `ROSIN_SENSEL_LIB`, plays a pad performance with no MIDI note at all,
-//! and stops its reader thread when the host destroys it. One test in its own binary, so
+//! LibSensel named by `ROSIN_SENSEL_LIB`, starts no reader for an instance a host only
+//! scans, plays a pad performance with no MIDI note at all once activated, and stops its
+//! reader thread when the host destroys it. One test in its own binary, so
 //! no other plugin instance in the process competes for the mock pad.
 // Needs the plugin crate: left out of the quick tier (`--no-default-features`).
 #![cfg(feature = "plugin")]
@@ -14,6 +15,13 @@ use host::*;
 use sensel_sys::mock::MockControl;
 use sensel_sys::{SenselContact, CONTACT_MOVE, CONTACT_START};
 
+/// The Sensel reader threads running in this process (they are named `rosin-sensel-N`).
+fn reader_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| tasks.filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok()).filter(|name| name.starts_with("rosin-sensel")).count())
+        .unwrap_or(0)
+}
+
 #[test]
 fn a_pad_performance_plays_the_plugin_with_no_note_and_the_reader_ends_with_it() {
     let path = mock_sensel_copy("clap");
@@ -21,8 +29,15 @@ fn a_pad_performance_plays_the_plugin_with_no_note_and_the_reader_ends_with_it()
     // SAFETY: the only test in this binary; no other thread reads the environment yet.
     unsafe { std::env::set_var(sensel_sys::ENV_OVERRIDE, &path) };
     let library = ClapLibrary::load(&plugin_path());
+    // A host's scan creates instances and drops them: that starts no reader and opens no pad.
+    let scanned = ClapInstance::new(&library, "org.rosin.rosin");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(reader_threads(), 0, "an instance that was never activated started a Sensel reader");
+    assert_eq!(mock.open_handles(), 0, "an instance that was never activated opened the pad");
+    drop(scanned);
     let mut instance = ClapInstance::new(&library, "org.rosin.rosin");
     assert!(instance.activate(48_000.0, 512));
+    assert_eq!(reader_threads(), 1, "activation starts the reader");
     assert!(wait_for(10.0, || mock.open_handles() == 1), "the plugin's reader opens the pad");
 
     // A finger bowing down the pad at about 0.15 m/s, pressing 500 g.
@@ -43,5 +58,6 @@ fn a_pad_performance_plays_the_plugin_with_no_note_and_the_reader_ends_with_it()
 
     drop(instance);
     assert_eq!(mock.open_handles(), 0, "destroying the plugin stopped and joined its reader");
+    assert_eq!(reader_threads(), 0, "and its thread is gone");
     assert_eq!(mock.live_frame_data(), 0, "and freed the frame buffers");
 }

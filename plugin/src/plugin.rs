@@ -10,7 +10,7 @@ use nice_plug::plugin::ParamValue;
 
 use rosin_engine::controller::bus::GestureBus;
 use rosin_engine::controller::gesture::{PadLayout, PAD_CHANNEL};
-use crate::sensel::{PadSettings, ReaderConfig, SenselReader};
+use crate::sensel::{LazySensel, PadSettings};
 use crate::editor::logic::HostGesture;
 use crate::editor::{self, EditorLinks};
 use crate::params::RosinParams;
@@ -54,8 +54,10 @@ pub struct Rosin {
     /// (`assert_process_allocs`) is armed (`tests/clap_alloc_guard.rs`).
     #[cfg(debug_assertions)]
     allocate_in_process_for_test: bool,
-    /// Dropped last of all (fields drop in order), which stops and joins its thread.
-    sensel: SenselReader,
+    /// The Sensel reader, started when the instance is first activated or its editor draws,
+    /// never by a host's scan (which creates instances and drops them). Dropped last of all
+    /// (fields drop in order): the last handle stops and joins its thread.
+    sensel: Arc<LazySensel>,
 }
 
 impl Default for Rosin {
@@ -68,7 +70,7 @@ impl Default for Rosin {
             layout: PadLayout::from_control(pad_params.pad_layout.value() as f64),
             drum: pad_params.instrument.value() == 1,
         });
-        let sensel = SenselReader::spawn(ReaderConfig::default(), gestures.clone(), pad_settings);
+        let sensel = Arc::new(LazySensel::new(gestures.clone(), pad_settings));
         Self {
             params,
             engine: Engine::new(44_100.0),
@@ -193,7 +195,7 @@ impl Plugin for Rosin {
             params: self.params.clone(),
             bus: self.gestures.clone(),
             view: self.view_reader.clone(),
-            sensel: Some(self.sensel.control()),
+            sensel: Some(self.sensel.clone()),
             gui_context: self.gui_context.clone(),
             post_gesture: Arc::new(move |gesture| executor.execute_gui(gesture)),
         };
@@ -257,6 +259,8 @@ impl Plugin for Rosin {
                 return false;
             }
         };
+        // The pad starts playing with the first activation (not while a host scans).
+        self.sensel.start();
         self.engine = Engine::new(plan.internal_rate_hz);
         self.rate = RateAdapter::new(plan);
         context.set_latency_samples(plan.latency_samples());

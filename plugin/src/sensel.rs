@@ -216,6 +216,28 @@ impl SenselReader {
     }
 }
 
+/// A reader started on first use: when its instance is activated or its editor draws, never
+/// when a host only scans the plugin (creating instances, and their editor objects, and
+/// dropping them). Dropping the last handle stops and joins the reader.
+pub struct LazySensel {
+    reader: Mutex<Option<SenselReader>>,
+    bus: Arc<GestureBus>,
+    settings: Arc<dyn Fn() -> PadSettings + Send + Sync>,
+}
+
+impl LazySensel {
+    pub fn new(bus: Arc<GestureBus>, settings: Arc<dyn Fn() -> PadSettings + Send + Sync>) -> Self {
+        Self { reader: Mutex::new(None), bus, settings }
+    }
+
+    /// Starts the reader if it has not started yet, and returns its handle.
+    pub fn start(&self) -> Option<SenselControl> {
+        let mut reader = self.reader.lock().ok()?;
+        let reader = reader.get_or_insert_with(|| SenselReader::spawn(ReaderConfig::default(), self.bus.clone(), self.settings.clone()));
+        Some(reader.control())
+    }
+}
+
 /// The editor's handle on a reader.
 #[derive(Clone)]
 pub struct SenselControl {

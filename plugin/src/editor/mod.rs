@@ -27,7 +27,7 @@ use nice_plug_egui::{create_egui_editor, EguiEditor, EguiEditorState, EguiNiceSe
 use rosin_engine::controller::bus::{GestureBus, GestureSource};
 use rosin_engine::controller::gesture::PadLayout;
 use rosin_engine::controller::mapper::PadMapper;
-use crate::sensel::{SenselControl, SenselState};
+use crate::sensel::{LazySensel, SenselState};
 use rosin_engine::controls;
 use crate::params::{ParamRef, RosinParams};
 use rosin_engine::view::snapshot::{ViewSnapshot, VIEW_STRINGS};
@@ -55,7 +55,8 @@ pub struct EditorLinks {
     pub params: Arc<RosinParams>,
     pub bus: Arc<GestureBus>,
     pub view: Arc<Mutex<TripleReader<ViewSnapshot>>>,
-    pub sensel: Option<SenselControl>,
+    /// The Sensel reader, started when the editor first draws.
+    pub sensel: Option<Arc<LazySensel>>,
     /// The open editor's GUI context, for the host-gesture task executor.
     pub gui_context: Arc<Mutex<Option<GuiContext>>>,
     /// Posts the pad's and the mouse's parameter gestures to the host.
@@ -140,7 +141,7 @@ impl RosinEditorApp {
             ui.selectable_value(tab, Tab::String, "String");
             ui.selectable_value(tab, Tab::Membrane, "Membrane");
             ui.separator();
-            match &self.links.sensel {
+            match self.links.sensel.as_ref().and_then(|lazy| lazy.start()) {
                 Some(sensel) => {
                     let state = sensel.state();
                     match &state {
