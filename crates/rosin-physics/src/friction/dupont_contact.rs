@@ -23,6 +23,14 @@ const FALLBACK_TOLERANCE: f64 = 1e-14;
 const FALLBACK_RATE_RESIDUAL_MPS: f64 = 1e-12;
 const FALLBACK_VELOCITY_RESIDUAL_MPS: f64 = 1e-9;
 const FALLBACK_EVALUATIONS: usize = 60;
+/// The most friction-law evaluations the fallback makes: the outer search's two ends and its
+/// evaluations, each solving the inner equation (two ends, its evaluations) and evaluating
+/// the force once, then the inner equation once more at the answer.
+pub const FALLBACK_MAX_EVALUATIONS: usize = (2 + FALLBACK_EVALUATIONS) * (2 + FALLBACK_EVALUATIONS + 1) + (2 + FALLBACK_EVALUATIONS);
+/// The hard budget of friction-law evaluations in one sample's contact solve: Newton's
+/// first residual and every step it tries, then the fallback and the force at its answer.
+/// 4,220 with the caps above; a sample that converges takes a handful.
+pub const MAX_EVALUATIONS_PER_SAMPLE: usize = 1 + MAX_ITERATIONS * (MAX_STEP_HALVINGS + 1) + FALLBACK_MAX_EVALUATIONS + 1;
 
 /// Below this normal force the bow is off the string.
 pub const MIN_NORMAL_FORCE_N: f64 = 1e-6;
@@ -109,7 +117,7 @@ impl BowContact {
     /// Solves one sample of the contact and commits the new bristle state.
     pub fn solve(&mut self, input: &ContactInput) -> ContactOutput {
         let fn_n = input.normal_force_n;
-        if !(fn_n >= MIN_NORMAL_FORCE_N) || !input.free_velocity_mps.is_finite() {
+        if !(fn_n >= MIN_NORMAL_FORCE_N && fn_n.is_finite()) || !input.free_velocity_mps.is_finite() {
             return self.lift(if input.free_velocity_mps.is_finite() { input.free_velocity_mps } else { 0.0 });
         }
         let noise = self.noise();
@@ -121,7 +129,9 @@ impl BowContact {
         let r_prev = self.rate_mps;
         let z_tol = DEFLECTION_TOLERANCE * p.static_coefficient * fn_n / p.bristle_stiffness_n_per_m;
 
+        let evaluations = std::cell::Cell::new(0usize);
         let residuals = |v: f64, z: f64| {
+            evaluations.set(evaluations.get() + 1);
             let r = p.bristle_rate(fn_n, v, z);
             let f = p.force_n(fn_n, v, z, r.rate_mps, noise);
             (v - v_free + kf * f, r.rate_mps - 2.0 / k * (z - z_prev) + r_prev, r, f)
@@ -180,12 +190,13 @@ impl BowContact {
             Some(found) => found,
             None => {
                 self.stats.fallbacks += 1;
-                (v, z) = self.fallback(input, noise);
+                (v, z) = self.fallback(input, noise, &evaluations);
                 let (_, _, r, f) = residuals(v, z);
                 (r.rate_mps, f)
             }
         };
         self.stats.record(iterations);
+        self.stats.max_evaluations = self.stats.max_evaluations.max(evaluations.get());
         self.velocity_mps = v;
         self.deflection_m = z;
         self.rate_mps = rate;
@@ -198,7 +209,7 @@ impl BowContact {
     /// negative far below and positive far above any root in `v`. Both loops are bounded
     /// (at most 60 evaluations each, about 10 on smooth ground, where nested bisection took
     /// 3600 for every sample that fell back), and the answer is always finite.
-    fn fallback(&self, input: &ContactInput, noise: f64) -> (f64, f64) {
+    fn fallback(&self, input: &ContactInput, noise: f64, evaluations: &std::cell::Cell<usize>) -> (f64, f64) {
         let p = self.friction;
         let fn_n = input.normal_force_n;
         let k = input.time_step_s;
@@ -206,13 +217,17 @@ impl BowContact {
         let r_prev = self.rate_mps;
         let z_span = 4.0 * p.steady_state_deflection_m(fn_n, 0.0) + z_prev.abs() + k * r_prev.abs();
         let deflection_for = |v: f64| {
-            let g2 = |z: f64| p.bristle_rate(fn_n, v, z).rate_mps - 2.0 / k * (z - z_prev) + r_prev;
+            let g2 = |z: f64| {
+                evaluations.set(evaluations.get() + 1);
+                p.bristle_rate(fn_n, v, z).rate_mps - 2.0 / k * (z - z_prev) + r_prev
+            };
             let lo = z_prev - z_span - k * v.abs();
             let hi = z_prev + z_span + k * v.abs();
             illinois(g2, lo, hi, g2(lo), g2(hi), FALLBACK_TOLERANCE * (hi - lo), FALLBACK_RATE_RESIDUAL_MPS, FALLBACK_EVALUATIONS)
         };
         let g1 = |v: f64| {
             let z = deflection_for(v);
+            evaluations.set(evaluations.get() + 1);
             let r = p.bristle_rate(fn_n, v, z);
             v - input.free_velocity_mps + input.coupling_s_per_kg * p.force_n(fn_n, v, z, r.rate_mps, noise)
         };
@@ -257,7 +272,7 @@ mod tests {
                 normal_force_n: 0.05 + 10.0 * unit(),
                 time_step_s: 1.0 / (22_050.0 + 170_000.0 * unit()),
             };
-            let (v, z) = contact.fallback(&input, 0.0);
+            let (v, z) = contact.fallback(&input, 0.0, &std::cell::Cell::new(0));
             let p = contact.friction;
             let r = p.bristle_rate(input.normal_force_n, v, z);
             let g1 = v - input.free_velocity_mps + input.coupling_s_per_kg * p.force_n(input.normal_force_n, v, z, r.rate_mps, 0.0);
@@ -277,5 +292,57 @@ mod tests {
             }
         }
         assert!(compared > 150, "only {compared} cases converged");
+    }
+
+    /// The worst inputs that can be built: forces from nothing to 1 kN, string velocities to
+    /// 1 km/s, couplings to 1,000 s/kg, steps from 1 ms to 0.6 us, friction from the
+    /// controls' extremes, NaN and infinity in, and a jump to something else at every
+    /// sample. Every output is finite, and no sample takes more friction-law evaluations
+    /// than the stated budget: the maximum is asserted, not the median.
+    #[test]
+    fn no_sample_exceeds_the_evaluation_budget_whatever_comes_in() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(18);
+        let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let mut worst = IterationStats::default();
+        let mut fallbacks = 0;
+        for case in 0..40 {
+            let mut friction = ElastoPlasticParams::default();
+            friction.static_coefficient = [0.1, 0.8, 1.5][case % 3];
+            friction.coulomb_coefficient = [0.05f64, 0.3, 1.0][case % 3].min(friction.static_coefficient);
+            friction.bristle_stiffness_n_per_m = [1e3, 1e5, 1e6, 1e7][case % 4];
+            friction.stribeck_velocity_mps = [0.01, 0.1, 1.0][case % 3];
+            let mut contact = BowContact::new(friction, case as u64);
+            for _ in 0..2_000 {
+                let magnitude = |u: f64, top: f64| top * u.powi(3);
+                let mut input = ContactInput {
+                    free_velocity_mps: (2.0 * unit() - 1.0) * magnitude(unit(), 1e3),
+                    coupling_s_per_kg: magnitude(unit(), 1e3),
+                    normal_force_n: magnitude(unit(), 1e3),
+                    time_step_s: 1.0 / (1_000.0 + 1.5e6 * unit()),
+                };
+                match (unit() * 40.0) as u32 {
+                    0 => input.free_velocity_mps = f64::NAN,
+                    1 => input.free_velocity_mps = f64::INFINITY,
+                    2 => input.normal_force_n = f64::NAN,
+                    3 => input.normal_force_n = f64::INFINITY,
+                    4 => input.normal_force_n = 0.0,
+                    _ => {}
+                }
+                let out = contact.solve(&input);
+                assert!(out.force_n.is_finite() && out.relative_velocity_mps.is_finite() && out.deflection_m.is_finite(), "case {case}: {out:?} from {input:?}");
+            }
+            fallbacks += contact.stats.fallbacks;
+            worst.merge(&contact.stats);
+        }
+        println!(
+            "{} solves, {} fallbacks; iterations: median {:?}, most {:?}; friction-law evaluations in one sample: most {} (budget {MAX_EVALUATIONS_PER_SAMPLE})",
+            worst.solves(),
+            fallbacks,
+            worst.median(),
+            worst.max(),
+            worst.max_evaluations
+        );
+        assert!(worst.max_evaluations <= MAX_EVALUATIONS_PER_SAMPLE, "a sample took {} evaluations", worst.max_evaluations);
+        assert!(fallbacks > 0, "the worst inputs never reached the fallback: the test would not see its cost");
     }
 }

@@ -24,11 +24,13 @@ pub struct IterationStats {
     pub histogram: [u64; 64],
     /// Solves that failed to converge within the cap and took the fallback.
     pub fallbacks: u64,
+    /// The most friction-law evaluations one solve took (where the solver counts them).
+    pub max_evaluations: usize,
 }
 
 impl Default for IterationStats {
     fn default() -> Self {
-        Self { histogram: [0; 64], fallbacks: 0 }
+        Self { histogram: [0; 64], fallbacks: 0, max_evaluations: 0 }
     }
 }
 
@@ -43,6 +45,7 @@ impl IterationStats {
             *a += b;
         }
         self.fallbacks += other.fallbacks;
+        self.max_evaluations = self.max_evaluations.max(other.max_evaluations);
     }
 
     pub fn solves(&self) -> u64 {
