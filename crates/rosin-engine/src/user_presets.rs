@@ -154,11 +154,12 @@ pub fn factory_directory() -> Option<PathBuf> {
 pub fn install_factory_presets(dir: &Path) -> Result<(), PresetFileError> {
     for preset in crate::presets::PRESETS {
         let path = path_for(dir, preset.name)?;
-        let text = to_text(&preset.controls());
+        let controls = preset.controls();
+        let text = to_text(&controls);
         if std::fs::read_to_string(&path).is_ok_and(|on_disk| on_disk == text) {
             continue;
         }
-        if let Err(error) = save(dir, preset.name, &preset.controls()) {
+        if let Err(error) = save(dir, preset.name, &controls) {
             // Another process may have written the same file at the same moment.
             if std::fs::read_to_string(&path).ok() != Some(text) {
                 return Err(error);

@@ -112,18 +112,10 @@ impl Engine {
             midi: MidiExpression::default(),
             legato: LegatoState::default(),
             sustained: [None; SUSTAINED_NOTES],
-            body: {
-                let mut body = BodyResonator::new(sample_rate_hz);
-                body.set_model(BODIES[0]);
-                body
-            },
+            body: first_body(sample_rate_hz),
             body_index: 0,
             body_mix: LinearRamp::control(controls.body_mix_percent / 100.0, sample_rate_hz),
-            outgoing_body: {
-                let mut body = BodyResonator::new(sample_rate_hz);
-                body.set_model(BODIES[0]);
-                body
-            },
+            outgoing_body: first_body(sample_rate_hz),
             body_fade: 1.0,
             body_fade_step: 1.0 / (BODY_CROSSFADE_S * sample_rate_hz).max(1.0),
             controls_dirty: false,
@@ -725,6 +717,13 @@ fn push_terminated(list: &mut [Option<NoteId>], count: &mut usize, note: NoteId)
         list[*count] = Some(note);
         *count += 1;
     }
+}
+
+/// The body an engine starts with: the first model, at rest.
+fn first_body(sample_rate_hz: f64) -> BodyResonator {
+    let mut body = BodyResonator::new(sample_rate_hz);
+    body.set_model(BODIES[0]);
+    body
 }
 
 /// How long a change of body model crossfades from the old body to the new (s): long enough

@@ -16,9 +16,7 @@ use crate::friction::newton::{illinois, solve_2x2, IterationStats};
 /// The fallback's root finders stop at this fraction of their starting bracket (about 47
 /// halvings' worth), when the residual is this small (m/s: the bristle rate's equation,
 /// then the velocity's, a hundredth of Newton's step tolerance), or after this many
-/// evaluations. At most 60 outer evaluations of 60 inner ones each: 3,660 friction-law
-/// evaluations is the hard budget of a sample that falls back; on smooth ground it is
-/// about 10 x 10.
+/// evaluations each ([`FALLBACK_MAX_EVALUATIONS`] in all; on smooth ground about 10 x 10).
 const FALLBACK_TOLERANCE: f64 = 1e-14;
 const FALLBACK_RATE_RESIDUAL_MPS: f64 = 1e-12;
 const FALLBACK_VELOCITY_RESIDUAL_MPS: f64 = 1e-9;
@@ -165,22 +163,24 @@ impl BowContact {
             let current = merit(g1, g2);
             let mut t = 1.0;
             let mut halvings = 0;
-            loop {
+            let moved = loop {
                 let (vc, zc) = (v - t * dv, z - t * dz);
                 let candidate = residuals(vc, zc);
                 let lower = merit(candidate.0, candidate.1) < current;
                 if (lower || halvings == MAX_STEP_HALVINGS) && vc.is_finite() && zc.is_finite() {
                     (v, z) = (vc, zc);
                     (g1, g2, r, f) = candidate;
-                    break;
+                    break true;
                 }
                 if halvings == MAX_STEP_HALVINGS {
-                    break;
+                    break false;
                 }
                 t *= 0.5;
                 halvings += 1;
-            }
-            if !(v.is_finite() && z.is_finite() && g1.is_finite() && g2.is_finite()) {
+            };
+            // No finite step: the next pass would try the same ones again, so the fallback
+            // takes over now.
+            if !moved || !(g1.is_finite() && g2.is_finite()) {
                 break;
             }
         }
