@@ -186,7 +186,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "Matusiak 2025 String",
         category: "Papers",
-        description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s at beta 0.0786. Dry, no body. The force is 8 N, not the paper's 2.343 N: Rosin's bow is a point, the paper's a 1 cm ribbon of compliant hair, and a point needs more force for Helmholtz motion at this beta.",
+        description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s at beta 0.0786. Dry, no body. The force is 3 N, near the paper's 2.343 N (the paper's bow is a 1 cm ribbon of compliant hair, Rosin's a point): from 5 to 12 N the point bow's G2 to D3 goes raucous erratically.",
         home_key: 43,
         keys: (43, 79),
         values: &[
@@ -197,7 +197,7 @@ pub const PRESETS: &[Preset] = &[
             ("static_friction", 1.021),
             ("dynamic_friction", 0.507),
             ("stribeck_velocity", 0.228),
-            ("bow_force", 8.0),
+            ("bow_force", 3.0),
             ("bow_velocity", 0.344),
             ("bow_position", 0.0786),
         ],

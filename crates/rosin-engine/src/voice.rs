@@ -50,6 +50,10 @@ const DIVERGED_DISPLACEMENT_M: f64 = 0.05;
 /// The finger stops the string no closer to the bridge than this many grid intervals, so the
 /// bow keeps room and Helmholtz motion stays resolved.
 pub const MIN_STOPPED_INTERVALS: f64 = 12.0;
+/// The ear settles a note's pitch within about this time, whatever the note: a double
+/// bass's E1 (24 ms a period) is corrected by a third of its error each period, where the
+/// default share (a tenth) would leave it flat for most of a 0.6 s legato note.
+pub const EAR_TIME_CONSTANT_S: f64 = 0.07;
 /// The lowest a note may be bent below its open string: four octaves (MPE's full range).
 const MIN_WAVE_SPEED_RATIO: f64 = 1.0 / 16.0;
 /// A string crossing brings the bow's pressure in over this long (no new attack).
@@ -407,7 +411,7 @@ impl StringVoice {
         self.design = design;
         self.open_key = key;
         self.open_period_samples = self.sample_rate_hz * factor as f64 / frequency_hz;
-        self.intonation = Intonation::new(self.open_period_samples);
+        self.intonation = Intonation::new(self.open_period_samples).with_time_constant(EAR_TIME_CONSTANT_S * self.sample_rate_hz * factor as f64);
         if self.decimator.factor() != factor {
             self.decimator = Decimator::new(factor);
         } else {

@@ -42,7 +42,14 @@ pub struct Intonation {
     wave_peak: f64,
     /// How much of each period's error is corrected at full strength.
     gain: f64,
+    /// With [`Intonation::with_time_constant`]: the ear's time constant (samples). A period
+    /// this long or longer is corrected by more than `gain`, up to [`MAX_PERIOD_GAIN`].
+    time_constant_samples: f64,
 }
+
+/// The most of one period's error a time-constant ear corrects: a low note's periods are
+/// long and measured to a small fraction of themselves, so it can be corrected quickly.
+pub const MAX_PERIOD_GAIN: f64 = 0.35;
 
 /// The share of each period's error corrected at full strength: a steady note is in tune
 /// within about 30 periods.
@@ -51,7 +58,7 @@ pub const DEFAULT_GAIN: f64 = 0.1;
 impl Intonation {
     /// Tracks toward a period of `target_period_samples` (at the rate the string runs at).
     pub fn new(target_period_samples: f64) -> Self {
-        Self { target_period_samples, previous_slip: 0.0, samples_since_onset: 0.0, has_onset: false, armed: false, accepted: 0, onsets: 0, correction: 1.0, wave_peak: 0.0, gain: DEFAULT_GAIN }
+        Self { target_period_samples, previous_slip: 0.0, samples_since_onset: 0.0, has_onset: false, armed: false, accepted: 0, onsets: 0, correction: 1.0, wave_peak: 0.0, gain: DEFAULT_GAIN, time_constant_samples: f64::INFINITY }
     }
 
     /// A gentler (or quicker) ear: `gain` of each period's error is corrected. A noisy
@@ -59,6 +66,20 @@ impl Intonation {
     pub fn with_gain(mut self, gain: f64) -> Self {
         self.gain = gain.clamp(0.0, 1.0);
         self
+    }
+
+    /// An ear that settles within about `time_constant_samples` whatever the note: each
+    /// period corrects its share of that time (at least `gain`, at most
+    /// [`MAX_PERIOD_GAIN`]), so a low note is not left flat for a second while a fixed
+    /// share per period takes thirty of its long periods.
+    pub fn with_time_constant(mut self, time_constant_samples: f64) -> Self {
+        self.time_constant_samples = time_constant_samples.max(1.0);
+        self
+    }
+
+    /// The share of one period's error corrected at full strength.
+    fn period_gain(&self) -> f64 {
+        (self.target_period_samples / self.time_constant_samples).min(MAX_PERIOD_GAIN).max(self.gain)
     }
 
     /// Moves the target (a stopping finger shortens the period).
@@ -140,7 +161,7 @@ impl Intonation {
             if self.accepted > SETTLE_PERIODS && strength > 0.0 {
                 // A long period means flat: raise the wave speed in proportion.
                 let error = period / self.target_period_samples - 1.0;
-                let gain = self.gain * strength.clamp(0.0, 1.0);
+                let gain = self.period_gain() * strength.clamp(0.0, 1.0);
                 self.correction = (self.correction * (1.0 + gain * error)).clamp(1.0 / MAX_CORRECTION, MAX_CORRECTION);
             }
         }
@@ -196,6 +217,31 @@ mod tests {
         }
         assert!(tracker.periods() > 150, "{} periods", tracker.periods());
         assert!(tracker.correction() > 1.004, "{}", tracker.correction());
+    }
+
+    #[test]
+    fn a_time_constant_ear_settles_a_long_period_as_fast_as_a_short_one() {
+        // A low note (1,000 samples a period) 2 % flat: the default share per period leaves
+        // it flat for about 30 periods (0.6 s at 48 kHz); an ear with a time constant of
+        // 3,000 samples corrects a third of its error each period.
+        // A string whose period follows the correction, one period at a time.
+        let settled_after = |tracker: &mut Intonation| {
+            let mut periods = 0;
+            loop {
+                let period = 1020.0 / tracker.correction();
+                if periods >= 200 || (period / 1000.0 - 1.0).abs() < 0.001 {
+                    return periods;
+                }
+                feed(tracker, period, period.round() as usize);
+                periods += 1;
+            }
+        };
+        let fixed = settled_after(&mut Intonation::new(1000.0));
+        let timed = settled_after(&mut Intonation::new(1000.0).with_time_constant(3000.0));
+        assert!(timed <= 25 && fixed >= 2 * timed, "{timed} periods with a time constant, {fixed} without");
+        // A short period keeps the default share, and no period corrects more than the cap.
+        assert_eq!(Intonation::new(100.0).with_time_constant(3000.0).period_gain(), DEFAULT_GAIN);
+        assert_eq!(Intonation::new(10_000.0).with_time_constant(3000.0).period_gain(), MAX_PERIOD_GAIN);
     }
 
     #[test]

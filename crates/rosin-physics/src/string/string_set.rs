@@ -216,14 +216,22 @@ pub const WILLEMSEN2019_SET: StringSet = StringSet {
     equal_impedance: false,
 };
 
+/// A string of the Matusiak set above the paper's G2: as long and as damped, with the G2's
+/// wave impedance `Z = mu c` (lighter in proportion to its higher pitch) and its `B`, as the
+/// strings of a real set are matched. Re-tuning the G2 string itself instead would raise
+/// `Z`, and with it Schelleng's least force as `Z^2`: the E4 would need 11 times the G2's.
+const fn matusiak_upper(name: &'static str, open_key: u8, open_hz: f64) -> StringSpec {
+    StringSpec { name, open_key, linear_density_kg_per_m: MATUSIAK_STRING.linear_density_kg_per_m * 98.0 / open_hz, ..MATUSIAK_STRING }
+}
+
 /// matusiak2025's string, as the bottom of a cello-like set tuned in fifths from it.
 pub const MATUSIAK2025_SET: StringSet = StringSet {
     name: "Matusiak 2025",
     strings: [
         MATUSIAK_STRING,
-        StringSpec { name: "D3 (retuned)", open_key: 50, ..MATUSIAK_STRING },
-        StringSpec { name: "A3 (retuned)", open_key: 57, ..MATUSIAK_STRING },
-        StringSpec { name: "E4 (retuned)", open_key: 64, ..MATUSIAK_STRING },
+        matusiak_upper("D3 (matched)", 50, 146.83),
+        matusiak_upper("A3 (matched)", 57, 220.0),
+        matusiak_upper("E4 (matched)", 64, 329.63),
     ],
     equal_impedance: false,
 };
@@ -250,6 +258,13 @@ mod tests {
         assert!((CELLO_SET.strings[0].tension_n() - 172.7).abs() < 1.0);
         // matusiak2025: T 149.74 N.
         assert!((MATUSIAK_STRING.tension_n() - 149.74).abs() < 0.01);
+        // Its set's upper strings are matched to its impedance (within the rounding of their
+        // pitches), so one bow force suits all four.
+        let z = |s: &StringSpec| s.linear_density_kg_per_m * s.open_wave_speed_mps();
+        for upper in &MATUSIAK2025_SET.strings[1..] {
+            assert!((z(upper) / z(&MATUSIAK_STRING) - 1.0).abs() < 1e-3, "{}", upper.name);
+            assert_eq!(upper.inharmonicity, MATUSIAK_STRING.inharmonicity);
+        }
         // willemsen2019's A4: Z = 5.42 kg/s, and B(G3) about 1e-4.
         let steel_a = WILLEMSEN2019_SET.strings[2];
         assert!((steel_a.linear_density_kg_per_m * steel_a.open_wave_speed_mps() - REFERENCE_IMPEDANCE_KG_PER_S).abs() < 1e-9);
