@@ -375,7 +375,6 @@ fn stencil(c: &UpdateCoefficients, u: &[f64], p: &[f64], out: &mut [f64]) {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
