@@ -282,6 +282,57 @@ fn in_poly_a_legato_line_damps_the_note_it_leaves_and_a_last_note_rings_on() {
     assert!(alone_db > -20.0, "a last note is cut short: {alone_db:+.1} dB");
 }
 
+/// Four Strings, a double bass's scale crossing from the E string (its B1, as far up as the
+/// hand reaches) to the A string's C#2: the bow leaves the E string within 50 ms, not over
+/// the preset's release; the hand takes it down by 40 dB within 0.15 s, so its B1 does not
+/// ring under the C#2 (which was heard raucous over it, periodicity 0.76); and then lets go,
+/// so that it rings in sympathy again.
+#[test]
+fn in_four_strings_a_crossing_leaves_the_old_string_quiet_then_free() {
+    use rosin_engine::voice::{NoteId, HAND_TOUCH_S};
+    use rosin_engine::voices::{Engine, NoteEvent, NotePattern};
+    let id = |key: u8| NoteId { channel: 0, note: key, voice_id: None };
+    let mut engine = Engine::new(RATE_HZ);
+    let mut controls = rosin_engine::presets::find("Double Bass").unwrap().controls();
+    controls.play_mode = PlayMode::FourStrings as u8 as f64;
+    controls.bow_release_ms = 1500.0;
+    engine.set_controls(&controls);
+    // The open E, then B1 on the same string, as a scale plays them.
+    engine.handle_event(&NoteEvent::NoteOn { note: id(28), velocity: 0.7 });
+    for _ in 0..(0.3 * RATE_HZ) as usize {
+        engine.render(&mut [0.0f32]);
+    }
+    engine.handle_event(&NoteEvent::NoteOff { pattern: NotePattern::exact(id(28)) });
+    engine.handle_event(&NoteEvent::NoteOn { note: id(35), velocity: 0.7 });
+    fn e_string(engine: &Engine) -> &rosin_engine::voice::StringVoice {
+        &engine.voices()[0]
+    }
+    let mut sample = [0.0f32];
+    let mut run = |engine: &mut Engine, seconds: f64| {
+        let mut loudest = 0.0f64;
+        for _ in 0..(seconds * RATE_HZ) as usize {
+            engine.render(&mut sample);
+            loudest = loudest.max(engine.voices()[0].last_output().abs());
+        }
+        loudest
+    };
+    run(&mut engine, 0.6);
+    let before = run(&mut engine, 0.05);
+    assert!(e_string(&engine).is_bow_on_string());
+    engine.handle_event(&NoteEvent::NoteOff { pattern: NotePattern::exact(id(35)) });
+    engine.handle_event(&NoteEvent::NoteOn { note: id(37), velocity: 0.7 });
+    assert_eq!(engine.voices()[1].note.note, 37, "C#2 is played on the A string");
+    run(&mut engine, 0.05);
+    assert!(!e_string(&engine).is_bow_on_string(), "the bow is still on the string it crossed from");
+    run(&mut engine, HAND_TOUCH_S - 0.05);
+    let after = run(&mut engine, 0.05);
+    let quiet_db = common::db(after / before);
+    println!("the string crossed from, {HAND_TOUCH_S} s later: {quiet_db:+.1} dB");
+    assert!(quiet_db < -40.0, "the string crossed from rings on at {quiet_db:+.1} dB");
+    assert_eq!(e_string(&engine).hand_damping_per_s(), 0.0, "the hand still damps the string crossed from");
+    assert!(!e_string(&engine).is_free(), "an open string of the four stays up to ring in sympathy");
+}
+
 /// The README's sound examples (`scripts/sound-examples.sh`): each MIDI phrase, rendered from
 /// its preset as the script does, is clean (finite, below -1 dBFS, no voice diverged), and
 /// its encoded file is there and small.

@@ -210,7 +210,7 @@ impl LegatoState {
                     }
                     Some(i) => {
                         // Cross: the hand is placed first, then the bow changes string mid-stroke.
-                        strings[i].release();
+                        strings[i].leave_for_another_string();
                         mark_open(strings, i);
                         strings[string].finger_note(offset, 0.0);
                         strings[string].bow(velocity, true, &controls);

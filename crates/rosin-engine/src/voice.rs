@@ -187,6 +187,8 @@ pub struct StringVoice {
     waveguide_hand_damping_per_s: f64,
     /// The Bow Release control (ms).
     release_ms_control: f64,
+    /// The bow has crossed to another string (see [`StringVoice::leave_for_another_string`]).
+    bow_crossed_away: bool,
     /// The engine's gain on this voice that evens out the body's resonances (ramped).
     evening: LinearRamp,
 }
@@ -196,6 +198,9 @@ pub struct StringVoice {
 pub const HAND_DAMPING_PER_S: f64 = 40.0;
 /// A bow that has moved on to the next note leaves a damped string within this long (ms).
 pub const HAND_LIFT_MS: f64 = 40.0;
+/// How long the hand damps a string the bow has crossed away from: 40/s over 150 ms takes
+/// it down 52 dB, and it is then free to ring in sympathy.
+pub const HAND_TOUCH_S: f64 = 0.15;
 
 impl StringVoice {
     /// Allocates a voice for `sample_rate_hz`. Nothing allocates after this.
@@ -254,6 +259,7 @@ impl StringVoice {
             hand_damping_per_s: 0.0,
             waveguide_hand_damping_per_s: 0.0,
             release_ms_control: c.bow_release_ms,
+            bow_crossed_away: false,
             evening: ramp(1.0),
         }
     }
@@ -276,6 +282,11 @@ impl StringVoice {
     /// just before the next note-on).
     pub fn is_bow_on_string(&self) -> bool {
         self.envelope.is_on_string()
+    }
+
+    /// The damping a player's hand adds now (1/s): 0 unless it is stopping the string.
+    pub fn hand_damping_per_s(&self) -> f64 {
+        self.hand_damping_per_s
     }
 
     pub fn bowed_string(&self) -> &BowedString {
@@ -353,6 +364,7 @@ impl StringVoice {
         self.velocity = velocity.clamp(0.0, 1.0);
         self.since_release_samples = None;
         self.hand_damping_per_s = 0.0;
+        self.bow_crossed_away = false;
         if legato {
             self.envelope.start_crossing(CROSSING_MS, controls.bow_release_ms, self.sample_rate_hz);
         } else {
@@ -427,6 +439,7 @@ impl StringVoice {
         self.since_start_samples = 0;
         self.since_release_samples = None;
         self.hand_damping_per_s = 0.0;
+        self.bow_crossed_away = false;
         self.silence.reset();
         self.last_output = 0.0;
     }
@@ -548,6 +561,19 @@ impl StringVoice {
         self.since_release_samples.get_or_insert(0);
     }
 
+    /// The bow crosses to another string: it leaves this one within [`HAND_LIFT_MS`] (not
+    /// the release control's time, which is for a bow lifting at a phrase's end), and the
+    /// hand touches the string quiet over [`HAND_TOUCH_S`], then lets it ring again in
+    /// sympathy with the others. A bow left on it for a long release went on sounding the
+    /// old note under the new one, at a falling force that passes below Schelleng's least;
+    /// an undamped stopped string rang under the next notes, and where one of its partials
+    /// met one of theirs (a double bass's G#1 under C#2) the next note was heard raucous.
+    pub fn leave_for_another_string(&mut self) {
+        self.release();
+        self.bow_crossed_away = true;
+        self.damp_by_hand();
+    }
+
     /// A player's hand stops the string ringing ([`HAND_DAMPING_PER_S`]), and the bow, gone
     /// to the next note, leaves it within [`HAND_LIFT_MS`].
     pub fn damp_by_hand(&mut self) {
@@ -555,9 +581,10 @@ impl StringVoice {
         self.envelope.set_release(self.release_ms(self.release_ms_control), self.sample_rate_hz);
     }
 
-    /// The bow's release time: the control's, or a hand's quick lift once damped.
+    /// The bow's release time: the control's, or a quick lift once the hand has damped the
+    /// string or the bow has crossed to another.
     fn release_ms(&self, control_ms: f64) -> f64 {
-        if self.hand_damping_per_s > 0.0 {
+        if self.hand_damping_per_s > 0.0 || self.bow_crossed_away {
             control_ms.min(HAND_LIFT_MS)
         } else {
             control_ms
@@ -604,6 +631,9 @@ impl StringVoice {
         self.since_start_samples += 1;
         if let Some(n) = &mut self.since_release_samples {
             *n += 1;
+            if self.bow_crossed_away && *n as f64 >= HAND_TOUCH_S * self.sample_rate_hz {
+                self.hand_damping_per_s = 0.0;
+            }
         }
         let damping = self.damping.next();
         let grid = *self.bowed.string.grid();
