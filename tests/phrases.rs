@@ -51,7 +51,7 @@ fn mode_name(mode: PlayMode) -> &'static str {
 const DAW_LEGATO_S: f64 = 0.0;
 const OVERLAP_S: f64 = 0.005;
 
-fn scale_report(controls: &Controls, mode: PlayMode, velocity: f64, mod_wheel: f64, overlap_s: f64) -> PhraseReport {
+fn scale_report(name: &str, controls: &Controls, mode: PlayMode, velocity: f64, mod_wheel: f64, overlap_s: f64) -> PhraseReport {
     let mut controls = *controls;
     controls.play_mode = mode as u8 as f64;
     let lowest = string_set(controls.string_set).strings[0].open_key;
@@ -62,6 +62,12 @@ fn scale_report(controls: &Controls, mode: PlayMode, velocity: f64, mod_wheel: f
     let mut phrase = melody(&two_octave_scale(lowest), note_s, overlap_s, velocity, mod_wheel, RATE_HZ);
     phrase.notes.iter_mut().for_each(|n| n.settle_s = settle_s);
     let out = render_phrase(&phrase, &controls, RATE_HZ);
+    write_wav(&format!("{name} {} {:.0} {:.0} {}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0, if overlap_s > 0.0 { "overlapping" } else { "daw" }), &out);
+    for (i, n) in phrase.notes.iter().enumerate().skip(1) {
+        if std::env::var("ROSIN_PHRASES_WAV").is_ok() {
+            println!("  change {i} at {:.3} s", n.start as f64 / RATE_HZ);
+        }
+    }
     listen(&out, RATE_HZ, &phrase.notes)
 }
 
@@ -88,7 +94,7 @@ fn legato_scales() {
     for (name, controls) in string_instruments().into_iter().filter(|(n, _)| n.contains(only.as_str())) {
         for mode in modes {
             for &(velocity, mod_wheel, overlap_s) in &cases {
-                let report = scale_report(&controls, mode, velocity, mod_wheel, overlap_s);
+                let report = scale_report(name, &controls, mode, velocity, mod_wheel, overlap_s);
                 print(name, mode, velocity, mod_wheel, overlap_s, &report);
                 for n in &report.notes {
                     worst.0 = worst.0.min(n.periodicity);

@@ -244,12 +244,12 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "Glass Strings",
         category: "Sound Design",
-        description: "Very stiff (B ten times the default), barely damped strings bowed close to the bridge: bell-like inharmonic partials as they ring.",
+        description: "Very stiff (B six times the default), barely damped strings bowed close to the bridge: bell-like inharmonic partials as they ring.",
         home_key: 72,
         keys: (55, 91),
         values: &[
             ("output_gain", -9.0),
-            ("string_stiffness", 1e-3),
+            ("string_stiffness", 6e-4),
             ("damping", 0.25),
             ("bow_position", 0.1),
             ("bow_force", 8.0),
