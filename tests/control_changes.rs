@@ -17,16 +17,20 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
-/// The bursts (dB over the steady parts around) at each of `changes`, sample indices.
+/// The bursts (dB over the steady parts around) at each of `changes`, sample indices: the
+/// loudest 3 ms above 6 kHz around the change over the louder of the steady sound before it
+/// and after it. A change that leaves the band louder (a brighter body) is a step, not a
+/// click; a click stands out above both.
 fn bursts_db(signal: &[f32], changes: &[usize]) -> Vec<f64> {
     let band = click_band_energy(signal, RATE_HZ);
     let ms = |t: f64| (t * 1e-3 * RATE_HZ) as usize;
     changes
         .iter()
         .map(|&at| {
-            let steady: Vec<f64> = band[at - ms(250.0)..at - ms(20.0)].iter().chain(&band[at + ms(150.0)..at + ms(400.0)]).copied().collect();
+            let before = median(band[at - ms(250.0)..at - ms(20.0)].to_vec());
+            let after = median(band[at + ms(150.0)..at + ms(400.0)].to_vec());
             let burst = band[at - ms(10.0)..at + ms(80.0)].iter().fold(0.0f64, |m, &v| m.max(v));
-            10.0 * (burst / median(steady).max(1e-30)).log10()
+            10.0 * (burst / before.max(after).max(1e-30)).log10()
         })
         .collect()
 }

@@ -122,6 +122,35 @@ fn a_click_stands_out_above_six_kilohertz_and_a_clean_change_does_not() {
 }
 
 #[test]
+fn a_step_from_a_dull_note_to_a_bright_one_is_not_a_burst_and_a_click_between_them_is() {
+    use common::listen::{listen, PhraseNote};
+    // A sine-like note (two partials), then a bright sawtooth: the band above 6 kHz steps
+    // up by tens of dB, which is the second note's colour, not a click.
+    let f0 = 220.0;
+    let (half, whole) = ((0.4 * RATE_HZ) as usize, (0.8 * RATE_HZ) as usize);
+    let bright = sawtooth(0.8, |_| f0 * 2f64.powf(2.0 / 12.0));
+    let mut signal: Vec<f32> = (0..whole).map(|n| 0.2 * ((std::f64::consts::TAU * f0 * n as f64 / RATE_HZ).sin() + 0.3 * (std::f64::consts::TAU * 2.0 * f0 * n as f64 / RATE_HZ).sin()) as f32).collect();
+    signal[half..].copy_from_slice(&bright[half..]);
+    // A little noise throughout, so the dull note's band is not empty.
+    let mut state = 0x2545_f491_u32;
+    let mut noise = || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as f32 / u32::MAX as f32 - 0.5
+    };
+    signal.iter_mut().for_each(|s| *s += 1e-4 * noise());
+    let notes = [PhraseNote { key: 57.0, start: 0, end: half, settle_s: 0.15 }, PhraseNote { key: 59.0, start: half, end: whole, settle_s: 0.15 }];
+    let step = listen(&signal, RATE_HZ, &notes).changes[0].burst_db;
+    assert!(step < 3.0, "a dull note followed by a bright one reads as a {step:+.1} dB burst");
+    // The same change with a 2 ms broadband burst at the tone's peak.
+    let mut clicked = signal.clone();
+    clicked[half..half + (0.002 * RATE_HZ) as usize].iter_mut().for_each(|s| *s += 0.6 * noise());
+    let click = listen(&clicked, RATE_HZ, &notes).changes[0].burst_db;
+    assert!(click > 12.0, "a click between them reads only {click:+.1} dB");
+}
+
+#[test]
 fn a_note_speaks_when_its_motion_becomes_periodic() {
     // Noise for 120 ms, then the note.
     let f0 = 196.0;

@@ -109,7 +109,8 @@ fn legato_scales() {
     println!("worst periodicity {:.3}, worst pitch {:.2} cents, worst burst {:+.1} dB", worst.0, worst.1, worst.2);
     // A finger clamping a moving string in one step, and a bow lifted and put down again
     // between a DAW's note-off and note-on, burst 25 to 31 dB above the notes around them.
-    // The aim is 6 dB (issue 14); what holds today, on every instrument and mode, is this.
+    // The aim is 6 dB (issue 14); 6 of the cross-section's 1,215 changes pass it (the worst,
+    // 11.3 dB, Glass Strings' vibrato under a crossing); what holds on every one is this.
     assert!(worst.2 <= MAX_CHANGE_BURST_DB, "a note change bursts {:+.1} dB above the steady notes around it", worst.2);
 }
 
@@ -229,8 +230,9 @@ fn single_notes_across_the_range() {
     println!("worst periodicity {:.3}, worst pitch {:.2} cents", worst.0, worst.1);
     assert!(worst.0 >= 0.95, "a single note's periodicity is {:.3}", worst.0);
     assert!(worst.1 <= 5.0, "a single note is {:.2} cents out of tune", worst.1);
-    // Issue 14 asks for 3 dB; with the body's resonances evened out (`voices::evening_gain`)
-    // what holds over every key is this (the cello's F2 and the ghost cello's top octave).
+    // Issue 14 asks for 3 dB; with the body's gain on each note's harmonics evened out
+    // (`dsp::evening`), what holds over every key is this: 4.8 dB (Ghost Cello Lead), the
+    // rest the bowed string's own scatter from key to key.
     println!("levels: the furthest from a straight line, over every instrument, is {worst_levels:.1} dB");
     assert!(worst_levels <= MAX_LEVEL_DEVIATION_DB, "a note's level is {worst_levels:.1} dB off its instrument's line");
     // Issue 14 asks every note to speak within 150 ms; what holds is 19 in 20 (2 of 296 speak
@@ -247,7 +249,7 @@ const SPEAKS_WITHIN_S: f64 = 0.150;
 const SWELL_ATTACK_MS: f64 = 500.0;
 
 /// The most a held note's level may stray from a straight line over its instrument's keys.
-const MAX_LEVEL_DEVIATION_DB: f64 = 7.5;
+const MAX_LEVEL_DEVIATION_DB: f64 = 5.0;
 
 /// The loudest output of the voice playing `key` over the next `seconds` (0 once it is free).
 fn voice_level(engine: &mut rosin_engine::voices::Engine, key: u8, seconds: f64) -> f64 {

@@ -339,8 +339,10 @@ pub struct NoteReport {
 }
 
 /// What a change from one note to the next sounded like: the loudest 3 ms above 6 kHz
-/// from 10 ms before the change to 80 ms after, over the median of the steady notes on
-/// either side (dB).
+/// from 10 ms before the change to 80 ms after, over the steady band of the brighter of the
+/// two notes (its median, dB). A click stands out above both notes; a dull note followed by
+/// a bright one is a step, which the median of both notes together would read as a burst
+/// of half the step.
 #[derive(Clone, Copy, Debug)]
 pub struct ChangeReport {
     pub from_key: f64,
@@ -368,8 +370,7 @@ pub fn listen(signal: &[f32], sample_rate_hz: f64, notes: &[PhraseNote]) -> Phra
     let mut changes = Vec::new();
     for pair in notes.windows(2) {
         let (a, b) = (pair[0], pair[1]);
-        let mut steady: Vec<f64> = band[a.steady(sample_rate_hz)].iter().chain(&band[b.steady(sample_rate_hz)]).copied().collect();
-        let reference = median(&mut steady);
+        let reference = median(&mut band[a.steady(sample_rate_hz)].to_vec()).max(median(&mut band[b.steady(sample_rate_hz)].to_vec()));
         let change = b.start;
         let from = change.saturating_sub((0.010 * sample_rate_hz) as usize);
         let to = (change + (0.080 * sample_rate_hz) as usize).min(band.len());

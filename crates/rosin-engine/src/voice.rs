@@ -191,6 +191,8 @@ pub struct StringVoice {
     bow_crossed_away: bool,
     /// The engine's gain on this voice that evens out the body's resonances (ramped).
     evening: LinearRamp,
+    /// The body's response at this note's harmonics, kept for the evening gain.
+    pub(crate) body_at_harmonics: crate::dsp::evening::BodyAtHarmonics,
 }
 
 /// A player's hand or lifted finger on a string: it rings down by 60 dB in about 0.17 s
@@ -261,6 +263,7 @@ impl StringVoice {
             release_ms_control: c.bow_release_ms,
             bow_crossed_away: false,
             evening: ramp(1.0),
+            body_at_harmonics: crate::dsp::evening::BodyAtHarmonics::default(),
         }
     }
 
@@ -479,6 +482,11 @@ impl StringVoice {
     /// `voices::evening_gain`): ramped there over the control ramp.
     pub fn set_evening_gain(&mut self, gain: f64) {
         self.evening.set_target(gain);
+    }
+
+    /// The same, gliding there over `samples` (a change of body, which crossfades).
+    pub fn glide_evening_gain(&mut self, gain: f64, samples: u32) {
+        self.evening.glide_to(gain, samples);
     }
 
     /// The evening gain, advanced one sample.

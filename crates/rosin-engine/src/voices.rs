@@ -280,7 +280,15 @@ impl Engine {
             voice.set_controls(&shaped.controls);
             voice.set_bend(shaped.bend_st);
             voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
-            voice.set_evening_gain(evening_gain(&self.body, body_mix, voice.target_key()));
+            let key = voice.target_key();
+            let body_changed = voice.body_at_harmonics.refresh(&self.body, self.body_index, key);
+            let gain = voice.body_at_harmonics.evening_gain(body_mix);
+            if body_changed {
+                // Under a new body, the note's level follows the bodies' crossfade.
+                voice.glide_evening_gain(gain, LinearRamp::samples_for(BODY_CROSSFADE_S, self.sample_rate_hz));
+            } else {
+                voice.set_evening_gain(gain);
+            }
         }
         for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
             let shaped = shaped_for(&drum.note, &drum.expression);
@@ -730,25 +738,6 @@ fn first_body(sample_rate_hz: f64) -> BodyResonator {
 /// for the new body's lowest modes to build up (a violin's A0 at 275 Hz with Q 15 rings for
 /// about 17 ms), short enough to follow automation.
 pub const BODY_CROSSFADE_S: f64 = 0.08;
-
-/// How much a string note is played lighter or heavier so that the body's resonances do
-/// not make it stand out or vanish: the inverse of the dry-and-body mix's gain at the note's
-/// fundamental, raised to [`EVENING_EXPONENT`] and kept within [`MAX_EVENING_DB`]. A player
-/// does the same, bowing a wolf note lighter; without a body (mix 0) it is 1.
-pub fn evening_gain(body: &BodyResonator, body_mix: f64, key: f64) -> f64 {
-    if body_mix <= 0.0 {
-        return 1.0;
-    }
-    let (re, im) = body.response_at(rosin_physics::string::tuning::midi_key_to_hz(key));
-    let mixed = ((1.0 - body_mix) + body_mix * re).hypot(body_mix * im);
-    let limit = db_to_gain(MAX_EVENING_DB);
-    mixed.max(1e-6).powf(-EVENING_EXPONENT).clamp(1.0 / limit, limit)
-}
-
-/// The share (in dB) of the body's gain at a note's fundamental that is evened out.
-pub const EVENING_EXPONENT: f64 = 0.5;
-/// The most a note is evened out, either way (dB).
-pub const MAX_EVENING_DB: f64 = 9.0;
 
 pub fn db_to_gain(db: f64) -> f64 {
     10f64.powf(db / 20.0)
