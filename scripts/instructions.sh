@@ -4,11 +4,12 @@
 # for SHORT and once for LONG seconds, and the difference of the two counts is divided by
 # the extra samples (and voices), so that start-up, preset loading and file writing cancel.
 #
-#   scripts/instructions.sh            16 voices (C3 to G5, every whole tone) and a lone G3
+#   scripts/instructions.sh            16 voices (C3 to G5, every whole tone) and a lone G3,
+#                                      then silence after a note in every play mode
 #   ROSIN_RENDER=path scripts/instructions.sh   counts another build's binary
 #
 # Needs valgrind (Debian's `valgrind` package; installed when missing, as scripts/test.sh
-# installs what it needs). Takes about two minutes.
+# installs what it needs). Takes about ten minutes, most of it the ring-outs.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -42,14 +43,28 @@ with open(path, "wb") as f:
 EOF
 }
 
-# Instructions for rendering KEYS held for SECONDS (no tail).
+# Instructions for rendering KEYS held for SECONDS, then TAIL seconds more (0 unless set),
+# with the options in RENDER_OPTIONS.
 count() {
     local seconds=$1
     shift
     midi "$work/notes.mid" "$seconds" "$@"
+    # shellcheck disable=SC2086
     valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$render" "$work/notes.mid" \
-        --tail 0 --sample-rate $RATE_HZ -o "$work/out.wav" >/dev/null 2>&1
+        --tail "${TAIL:-0}" --sample-rate $RATE_HZ ${RENDER_OPTIONS:-} -o "$work/out.wav" >/dev/null 2>&1
     sed -n 's/^summary: //p; s/^totals: //p' "$work/callgrind.out" | head -1
+}
+
+# Prints instructions per sample of silence: a 1 s G3, its ring-out (down to -100 dB within
+# about 9 s, so 11 s are allowed), then 10 s more of nothing: the difference of a 21 s and
+# an 11 s tail.
+silence() {
+    local name=$1 short long
+    RENDER_OPTIONS=$2
+    short=$(TAIL=11 count 1 55)
+    long=$(TAIL=21 count 1 55)
+    RENDER_OPTIONS=
+    python3 -c "print(f'silence after a note, $name: {($long - $short) / (10 * $RATE_HZ):,.1f} instructions per sample')"
 }
 
 # Prints instructions per voice-sample for KEYS.
@@ -68,3 +83,7 @@ print(f'$name: {(long - short) / samples:,.0f} instructions per sample, {(long -
 say "counting with callgrind (${SHORT_S} s and ${LONG_S} s renders at $RATE_HZ Hz)"
 per_voice_sample "one voice, G3 (body and mix included)" 55
 per_voice_sample "16 voices, C3 to G5 every whole tone" $(seq 48 2 78)
+silence "Poly (default)" ""
+silence "Four Strings (Violin)" "--preset Violin"
+silence "Mono Legato" "--set play_mode=2"
+silence "friction drum (Cuica)" "--preset Cuica"

@@ -697,7 +697,8 @@ fn presets_are_discovered_and_load_as_the_menu_sets_them() {
 /// after its note-off, `process()` asks to be called on (`CLAP_PROCESS_CONTINUE`); once no
 /// voice sounds and the output is below -120 dBFS it says the host may stop calling until
 /// the next event (`CLAP_PROCESS_CONTINUE_IF_NOT_QUIET`). A note after that silence plays at
-/// once and in tune, its first block already sounding.
+/// once and in tune, its first block already sounding. The same in Four Strings, whose open
+/// strings stay up (asleep once rung down).
 #[test]
 fn silence_lets_the_host_sleep_and_the_next_note_wakes_it() {
     use clap_sys::process::{CLAP_PROCESS_CONTINUE, CLAP_PROCESS_CONTINUE_IF_NOT_QUIET};
@@ -729,4 +730,20 @@ fn silence_lets_the_host_sleep_and_the_next_note_wakes_it() {
     let out = play(&mut instance, 48_000.0, 1.0, 480, &[]);
     let hz = fundamental_hz(&out[24_000..], 48_000.0, 220.0);
     assert!(cents(hz, 220.0).abs() < 3.0, "{hz} Hz after waking");
+    // Four Strings keeps its four strings up to ring in sympathy; rung down, they sleep, and
+    // the host may sleep too.
+    play(&mut instance, 48_000.0, 0.05, 480, &[(0, HostEvent::NoteOffAt { channel: 0, key: 57, note_id: 2 }), (0, HostEvent::Param { id: clap_param_id("play_mode"), value: 1.0 })]);
+    play(&mut instance, 48_000.0, 0.5, 480, &[(0, HostEvent::NoteOnAt { channel: 0, key: 57, velocity: 0.8, note_id: 3 })]);
+    assert_eq!(instance.last_status, CLAP_PROCESS_CONTINUE);
+    play(&mut instance, 48_000.0, 0.05, 480, &[(0, HostEvent::NoteOffAt { channel: 0, key: 57, note_id: 3 })]);
+    let mut blocks = 0;
+    while instance.last_status != CLAP_PROCESS_CONTINUE_IF_NOT_QUIET {
+        instance.process(480, &[]);
+        blocks += 1;
+        assert!(blocks < 3000, "Four Strings: still not quiet 30 s after the note-off");
+    }
+    println!("Four Strings: quiet {:.2} s after the note-off", blocks as f64 * 0.01);
+    let (left, _) = instance.process(480, &[(0, HostEvent::NoteOnAt { channel: 0, key: 57, velocity: 0.8, note_id: 4 })]);
+    assert_eq!(instance.last_status, CLAP_PROCESS_CONTINUE);
+    assert!(left.iter().any(|s| s.abs() > 1e-5), "Four Strings: the note did not sound at once");
 }

@@ -324,10 +324,11 @@ impl Plugin for Rosin {
                 key: Key::Number(note.note),
             });
         });
-        // Silent (no voice sounds and the block is below -120 dBFS): the host may stop calling
-        // until the next event (CLAP's "continue if not quiet"), which wakes the plugin as it
-        // left it. Sounding: keep calling, whatever the input.
-        let quiet = self.engine.active_voice_count() == 0 && buffer.as_slice().iter().all(|channel| channel.iter().all(|s| s.abs() < SILENCE_LEVEL));
+        // Silent (nothing sounds, Four Strings' open strings asleep, the body at rest, and
+        // the block below -120 dBFS): the host may stop calling until the next event (CLAP's
+        // "continue if not quiet"), which wakes the plugin as it left it. Sounding: keep
+        // calling, whatever the input.
+        let quiet = self.engine.is_silent() && buffer.as_slice().iter().all(|channel| channel.iter().all(|s| s.abs() < SILENCE_LEVEL));
         if quiet {
             ProcessStatus::Normal
         } else {

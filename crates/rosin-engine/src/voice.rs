@@ -174,6 +174,9 @@ pub struct StringVoice {
     design: NoteStringDesign,
     /// Kept sounding (never freed on silence): a string of the four-string instrument.
     keep_alive: bool,
+    /// A string kept up (an open string of the four) that has rung down to silence with no
+    /// bow on it: it costs nothing until a bow or the bridge wakes it.
+    asleep: bool,
     /// How many times the bow was put down from rest (a legato change does not count).
     attacks: u64,
     drive_n: f64,
@@ -254,6 +257,7 @@ impl StringVoice {
             impedance_kg_per_s: NoteStringDesign::default().impedance_kg_per_s,
             design: NoteStringDesign::default(),
             keep_alive: false,
+            asleep: false,
             attacks: 0,
             drive_n: 0.0,
             since_start_samples: 0,
@@ -358,6 +362,8 @@ impl StringVoice {
         self.envelope.start(1.0, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
         self.envelope.release_now();
         self.keep_alive = true;
+        // Put up at rest, it sleeps until a bow or the bridge wakes it.
+        self.asleep = true;
         self.snap_controls(controls);
     }
 
@@ -368,6 +374,7 @@ impl StringVoice {
         self.since_release_samples = None;
         self.hand_damping_per_s = 0.0;
         self.bow_crossed_away = false;
+        self.asleep = false;
         if legato {
             self.envelope.start_crossing(CROSSING_MS, controls.bow_release_ms, self.sample_rate_hz);
         } else {
@@ -443,6 +450,7 @@ impl StringVoice {
         self.since_release_samples = None;
         self.hand_damping_per_s = 0.0;
         self.bow_crossed_away = false;
+        self.asleep = false;
         self.silence.reset();
         self.last_output = 0.0;
     }
@@ -503,6 +511,14 @@ impl StringVoice {
     /// A force reaching this string through the bridge for the next sample (N).
     pub fn drive(&mut self, force_n: f64) {
         self.drive_n = if force_n.is_finite() { force_n } else { 0.0 };
+        if self.drive_n != 0.0 {
+            self.asleep = false;
+        }
+    }
+
+    /// Whether the string has rung down and sleeps (see [`StringVoice::tick`]).
+    pub fn is_asleep(&self) -> bool {
+        self.asleep
     }
 
     /// The string's last force on the bridge (N), before any output scaling.
@@ -629,10 +645,11 @@ impl StringVoice {
         self.last_output = 0.0;
     }
 
-    /// Renders one host sample, before the output gain.
+    /// Renders one host sample, before the output gain. A string asleep renders silence
+    /// at no cost.
     #[inline]
     pub fn tick(&mut self) -> f64 {
-        if self.is_free() {
+        if self.is_free() || self.asleep {
             return 0.0;
         }
         self.envelope.advance();
@@ -754,9 +771,29 @@ impl StringVoice {
     }
 
     fn track_silence(&mut self, output: f64) {
-        if self.silence.observe(output) && self.phase() == Phase::Ringing && !self.keep_alive {
-            self.kill();
+        if self.silence.observe(output) && self.phase() == Phase::Ringing {
+            if self.keep_alive {
+                self.sleep();
+            } else {
+                self.kill();
+            }
         }
+    }
+
+    /// An open string of the four that has rung below [`crate::envelope::SILENCE_THRESHOLD`]
+    /// for a whole window with no bow on it goes to rest (a step of less than -100 dB) and
+    /// sleeps, still tuned, until a bow ([`StringVoice::bow`]) or the bridge
+    /// ([`StringVoice::drive`]) wakes it. Only the engine in use is cleared.
+    fn sleep(&mut self) {
+        self.asleep = true;
+        if self.engine == StringEngine::FiniteDifference {
+            self.bowed.string.reset();
+        } else {
+            self.waveguide.reset();
+        }
+        self.decimator.reset();
+        self.dc_blocker.reset();
+        self.last_output = 0.0;
     }
 }
 

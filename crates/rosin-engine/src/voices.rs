@@ -74,6 +74,10 @@ pub struct Engine {
     outgoing_body: BodyResonator,
     /// How far the crossfade has come (0 to 1; 1 when none runs) and its step per sample.
     body_fade: f64,
+    /// The body is at rest and is not ticked while nothing plays into it.
+    body_resting: bool,
+    /// Samples the body has had no input and rung below [`BODY_REST_LEVEL`].
+    body_quiet_samples: u32,
     body_fade_step: f64,
     /// Expression changed since the voices last got their controls: they get them once, at
     /// the next render, however many MIDI messages arrived in between.
@@ -117,6 +121,8 @@ impl Engine {
             body_mix: LinearRamp::control(controls.body_mix_percent / 100.0, sample_rate_hz),
             outgoing_body: first_body(sample_rate_hz),
             body_fade: 1.0,
+            body_resting: true,
+            body_quiet_samples: 0,
             body_fade_step: 1.0 / (BODY_CROSSFADE_S * sample_rate_hz).max(1.0),
             controls_dirty: false,
             gestures: [LaneGesture::default(); LANES],
@@ -156,6 +162,8 @@ impl Engine {
         self.body.reset();
         self.outgoing_body.reset();
         self.body_fade = 1.0;
+        self.body_resting = true;
+        self.body_quiet_samples = 0;
         self.body_mix.snap(self.controls.body_mix_percent / 100.0);
         self.configure_mode();
     }
@@ -535,6 +543,14 @@ impl Engine {
         if self.controls_dirty {
             self.push_controls();
         }
+        if self.is_silent() {
+            // Nothing sounds and the body has rung down: silence, at a few instructions a
+            // block. The ramps arrive where they were going, as they would have meanwhile.
+            out.fill(0.0);
+            self.gain.snap(self.gain.target());
+            self.body_mix.snap(self.body_mix.target());
+            return;
+        }
         let four_strings = self.play_mode() == PlayMode::FourStrings;
         let controls = self.controls;
         for sample in out.iter_mut() {
@@ -543,7 +559,7 @@ impl Engine {
             }
             let mut mix = 0.0;
             for voice in self.voices.iter_mut() {
-                if !voice.is_free() {
+                if !voice.is_free() && !voice.is_asleep() {
                     mix += voice.tick() * voice.next_evening_gain();
                     if voice.is_free() {
                         push_terminated(&mut self.terminated, &mut self.terminated_count, voice.note);
@@ -567,7 +583,9 @@ impl Engine {
             }
             // The body colours the strings' bridge force; at mix 0 the output is the dry force.
             let mix_amount = self.body_mix.next();
-            let bodied = if self.body_fade < 1.0 {
+            let bodied = if self.body_resting && mix == 0.0 {
+                0.0
+            } else if self.body_fade < 1.0 {
                 let (incoming, outgoing) = (self.body.tick(mix), self.outgoing_body.tick(mix));
                 let faded = outgoing + self.body_fade * (incoming - outgoing);
                 self.body_fade = (self.body_fade + self.body_fade_step).min(1.0);
@@ -575,8 +593,37 @@ impl Engine {
             } else {
                 self.body.tick(mix)
             };
+            self.track_body_rest(mix, bodied);
             let out = mix + mix_amount * (bodied - mix);
             *sample = crate::dsp::output::to_host_sample(crate::dsp::output::safety_limit(out * self.gain.next()));
+        }
+    }
+
+    /// Whether the engine would render only silence: no string sounding (or every one asleep),
+    /// no drum, no declick, and the body at rest.
+    pub fn is_silent(&self) -> bool {
+        self.body_resting
+            && self.declick_value == 0.0
+            && self.voices.iter().all(|v| v.is_free() || v.is_asleep())
+            && self.drums.iter().all(|d| d.is_free())
+    }
+
+    /// Counts the samples the body has had no input and rung below [`BODY_REST_LEVEL`]; after
+    /// [`BODY_REST_S`] of them it is put to rest (a step below -160 dB) and no longer ticked
+    /// until something plays into it.
+    #[inline]
+    fn track_body_rest(&mut self, input: f64, output: f64) {
+        if input != 0.0 || output.abs() >= BODY_REST_LEVEL {
+            self.body_resting = false;
+            self.body_quiet_samples = 0;
+        } else if !self.body_resting {
+            self.body_quiet_samples += 1;
+            if self.body_quiet_samples as f64 >= BODY_REST_S * self.sample_rate_hz {
+                self.body.reset();
+                self.outgoing_body.reset();
+                self.body_fade = 1.0;
+                self.body_resting = true;
+            }
         }
     }
 
@@ -738,6 +785,11 @@ fn first_body(sample_rate_hz: f64) -> BodyResonator {
 /// for the new body's lowest modes to build up (a violin's A0 at 275 Hz with Q 15 rings for
 /// about 17 ms), short enough to follow automation.
 pub const BODY_CROSSFADE_S: f64 = 0.08;
+
+/// The body goes to rest once it has had no input and rung below this (-160 dB) for
+/// [`BODY_REST_S`].
+pub const BODY_REST_LEVEL: f64 = 1e-8;
+pub const BODY_REST_S: f64 = 0.05;
 
 pub fn db_to_gain(db: f64) -> f64 {
     10f64.powf(db / 20.0)
