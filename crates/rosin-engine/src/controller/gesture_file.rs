@@ -37,10 +37,29 @@ pub struct GestureRecording {
 }
 
 impl GestureRecording {
-    /// Appends an item; times never go backwards (a late item takes the last time).
+    /// Appends an item; times never go backwards (a late item takes the last time). Times
+    /// and a lane's values are kept to the precision the file writes them with
+    /// ([`GestureRecording::to_text`]), so a recording and its file replay the same samples:
+    /// a time rounded in the file alone could move an event across a sample, and a bowed
+    /// attack makes much of a sample's difference.
     pub fn push(&mut self, time_s: f64, item: RecordedItem) {
         let last = self.items.last().map_or(0.0, |(t, _)| *t);
-        let time_s = if time_s.is_finite() { time_s.max(last) } else { last };
+        let time_s = if time_s.is_finite() { quantize(time_s, 1e6).max(last) } else { last };
+        let item = match item {
+            RecordedItem::Lane { lane, gesture: g } => RecordedItem::Lane {
+                lane,
+                gesture: LaneGesture {
+                    bow_force_n: quantize(g.bow_force_n, 1e4),
+                    bow_velocity_mps: quantize(g.bow_velocity_mps, 1e5),
+                    bow_position: quantize(g.bow_position, 1e5),
+                    finger_position: g.finger_position.map(|f| quantize(f, 1e5)),
+                    drum_bow_x: quantize(g.drum_bow_x, 1e5),
+                    drum_bow_y: quantize(g.drum_bow_y, 1e5),
+                    ..g
+                },
+            },
+            control => control,
+        };
         self.items.push((time_s, item));
     }
 
@@ -167,4 +186,13 @@ fn parse_line(line: &str) -> Result<(f64, RecordedItem), String> {
         return Err(format!("unexpected '{extra}' at the end"));
     }
     Ok((time_s, item))
+}
+
+/// `value` rounded to `1 / per_unit`, as `{:.N}` writes it with `per_unit = 10^N`.
+fn quantize(value: f64, per_unit: f64) -> f64 {
+    if value.is_finite() {
+        (value * per_unit).round() / per_unit
+    } else {
+        value
+    }
 }
