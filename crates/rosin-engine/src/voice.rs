@@ -117,6 +117,8 @@ pub struct StringVoice {
     bowed: BowedString,
     /// The waveguide string, bowed through `bowed.bow` when it is the engine.
     waveguide: WaveguideString,
+    /// The waveguide has played since its lines were last cleared.
+    waveguide_dirty: bool,
     engine: StringEngine,
     /// The damping scale the waveguide's reflections were last designed for.
     waveguide_damping: f64,
@@ -216,6 +218,7 @@ impl StringVoice {
         Self {
             bowed: BowedString::with_capacity(MAX_INTERVALS, grid, material, ElastoPlasticParams::default(), 0),
             waveguide: WaveguideString::new(WAVEGUIDE_LOWEST_HZ, sample_rate_hz),
+            waveguide_dirty: false,
             engine: StringEngine::FiniteDifference,
             waveguide_damping: f64::NAN,
             decimator: Decimator::new(1),
@@ -424,7 +427,7 @@ impl StringVoice {
         // The noise sequence depends only on the note's order, so a reset replays exactly.
         self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ self.age);
         self.tuned_wave_speed_mps = grid.wave_speed_mps;
-        self.waveguide.reset();
+        self.clear_waveguide();
         self.waveguide.set_impedance_kg_per_s(design.impedance_kg_per_s);
         self.waveguide.set_frequency_hz(frequency_hz);
         self.waveguide_damping = f64::NAN;
@@ -639,10 +642,20 @@ impl StringVoice {
         self.evening.snap(1.0);
         self.envelope.free();
         self.bowed.string.reset();
-        self.waveguide.reset();
+        self.clear_waveguide();
         self.decimator.reset();
         self.dc_blocker.reset();
         self.last_output = 0.0;
+    }
+
+    /// Clears the waveguide's delay lines, only if it has played since they were last
+    /// cleared: they are sized for the lowest note at the rate (512 kB at 192 kHz), and a
+    /// finite-difference voice never touches them.
+    fn clear_waveguide(&mut self) {
+        if self.waveguide_dirty {
+            self.waveguide.reset();
+            self.waveguide_dirty = false;
+        }
     }
 
     /// Renders one host sample, before the output gain. A string asleep renders silence
@@ -721,6 +734,7 @@ impl StringVoice {
             let open_hz = self.sample_rate_hz / self.open_period_samples;
             self.waveguide.set_frequency_hz(open_hz * speed_ratio / (1.0 - finger_fraction) * self.intonation.correction());
             let bow = &mut self.bowed.bow;
+            self.waveguide_dirty = true;
             let bridge_force = self.waveguide.tick_with(&controls, drive, |input| bow.solve(input));
             self.decimator.push(bridge_force);
             self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
@@ -789,7 +803,7 @@ impl StringVoice {
         if self.engine == StringEngine::FiniteDifference {
             self.bowed.string.reset();
         } else {
-            self.waveguide.reset();
+            self.clear_waveguide();
         }
         self.decimator.reset();
         self.dc_blocker.reset();

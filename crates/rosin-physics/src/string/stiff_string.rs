@@ -92,11 +92,14 @@ impl StiffString {
         self.update_coefficients();
     }
 
-    /// Sets every node of every time level to rest.
+    /// Sets every node of every time level to rest: the grid's nodes and ghosts, all that
+    /// the scheme reads (a larger grid configured later clears its own), so that a note-on
+    /// on a short grid does not clear the whole capacity.
     pub fn reset(&mut self) {
-        self.next.fill(0.0);
-        self.current.fill(0.0);
-        self.previous.fill(0.0);
+        let used = (self.grid.intervals + 3).min(self.next.len());
+        self.next[..used].fill(0.0);
+        self.current[..used].fill(0.0);
+        self.previous[..used].fill(0.0);
     }
 
     /// Changes the losses while the string sounds. Stability is the caller's contract: the

@@ -1,0 +1,104 @@
+//! What a burst of note-ons costs the audio thread (issue 18): sixteen notes struck on the
+//! same sample while sixteen others sound (each steals a sounding voice, which is killed,
+//! and tunes a fresh string: the grid's design, the ear, the bow), then that sample
+//! rendered; against one ordinary sample of sixteen sounding voices. At 48 and 192 kHz.
+//!
+//! `cargo bench --bench note_on` runs criterion, then prints the median and the worst of
+//! 200 such storms next to the median ordinary sample.
+
+mod common;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{criterion_group, Criterion};
+use rosin_engine::controls::Controls;
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent};
+
+/// Two chords of sixteen that take turns, so every note-on is a new note on a stolen voice.
+const CHORDS: [[u8; 16]; 2] = [[31, 36, 40, 43, 48, 52, 55, 60, 64, 67, 72, 76, 79, 84, 88, 96], [33, 38, 41, 45, 50, 53, 57, 62, 65, 69, 74, 77, 81, 86, 89, 94]];
+
+fn sounding(rate: f64) -> Engine {
+    let mut engine = Engine::new(rate);
+    engine.set_controls(&Controls::default());
+    for key in CHORDS[0] {
+        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity: 0.8 });
+    }
+    let mut warm = vec![0.0f32; (0.3 * rate) as usize];
+    engine.render(&mut warm);
+    engine
+}
+
+/// Strikes chord `turn % 2` (sixteen note-ons) and renders one sample.
+fn storm(engine: &mut Engine, turn: usize) {
+    for key in CHORDS[turn % 2] {
+        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity: 0.8 });
+    }
+    engine.render(black_box(&mut [0.0f32]));
+}
+
+fn note_ons(c: &mut Criterion) {
+    for rate in [48_000.0, 192_000.0] {
+        let mut group = c.benchmark_group(format!("note_on_{}k", rate / 1000.0));
+        let mut engine = sounding(rate);
+        let mut turn = 1;
+        group.bench_function("sixteen_note_ons_and_a_sample", |b| {
+            b.iter(|| {
+                storm(&mut engine, turn);
+                turn += 1;
+            })
+        });
+        let mut engine = sounding(rate);
+        group.bench_function("an_ordinary_sample_of_sixteen_voices", |b| b.iter(|| engine.render(black_box(&mut [0.0f32]))));
+        group.finish();
+    }
+}
+
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn summary() {
+    println!("\nSixteen note-ons on one sample, against an ordinary sample of sixteen voices:");
+    for rate in [48_000.0, 192_000.0] {
+        let mut engine = sounding(rate);
+        let storms: Vec<f64> = (1..=200)
+            .map(|turn| {
+                let start = Instant::now();
+                storm(&mut engine, turn);
+                let t = start.elapsed().as_secs_f64();
+                // Let the new notes sound a little before the next storm.
+                engine.render(&mut vec![0.0f32; 64]);
+                t
+            })
+            .collect();
+        let mut engine = sounding(rate);
+        let ordinary: Vec<f64> = (0..2_000)
+            .map(|_| {
+                let start = Instant::now();
+                engine.render(black_box(&mut [0.0f32]));
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        let (worst, typical, sample) = (storms.iter().copied().fold(0.0, f64::max), median(storms), median(ordinary));
+        println!(
+            "  {:5.0} kHz: a storm takes {:7.1} us (median), {:7.1} us at worst; an ordinary sample {:5.2} us: {:.0} and {:.0} times it",
+            rate / 1000.0,
+            typical * 1e6,
+            worst * 1e6,
+            sample * 1e6,
+            typical / sample,
+            worst / sample
+        );
+    }
+}
+
+criterion_group!(benches, note_ons);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}
