@@ -16,6 +16,7 @@
 use crate::controls::{Controls, PlayMode};
 use crate::expression::NoteExpression;
 use crate::voice::{NoteId, NotePattern, StringVoice};
+use rosin_physics::string::note_string::NoteStringDesign;
 use rosin_physics::string::string_set::string_set;
 
 /// How many notes the legato modes remember.
@@ -121,6 +122,8 @@ pub trait StringPool {
     fn controls(&self) -> Controls;
     /// Starts a voice for `note` from the pool, with a new attack (stealing if need be).
     fn start_string(&mut self, note: NoteId, velocity: f64, controls: &Controls);
+    /// Puts voice `index` up as an open string tuned to `open_key` with `design`, at rest.
+    fn start_open_string(&mut self, index: usize, note: NoteId, open_key: f64, design: NoteStringDesign, controls: &Controls);
     /// Frees voice `index` at once, with a declick.
     fn steal(&mut self, index: usize);
     /// Tells the host that `note` ended, although its voice may play on.
@@ -274,7 +277,7 @@ fn put_up_open_strings(string_set_control: f64, pool: &mut impl StringPool) {
         let design = set.note_design(spec.open_key as f64, controls.string_stiffness, controls.damping_scale);
         let marker = NoteId { channel: OPEN_STRING_CHANNEL + i as u8, note: spec.open_key, voice_id: None };
         // The strings are never the oldest voice, so a pad note never steals them.
-        pool.strings()[i].start_open_string(marker, spec.open_key as f64, design, u64::MAX, &controls);
+        pool.start_open_string(i, marker, spec.open_key as f64, design, &controls);
     }
 }
 

@@ -31,8 +31,9 @@ use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::string::intonation::Intonation;
 use rosin_physics::string::string_set::string_set;
-use rosin_physics::string::note_string::{NoteStringDesign, REFERENCE_WAVE_SPEED_MPS, WAVE_SPEED_HEADROOM};
-use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_physics::string::note_string::{GridCache, NoteStringDesign, REFERENCE_WAVE_SPEED_MPS, WAVE_SPEED_HEADROOM};
+use rosin_physics::string::stiff_string::StringMaterial;
+use rosin_physics::string::tuning::{midi_key_to_hz, SchemeGrid};
 use rosin_physics::waveguide::reflection::StringLosses;
 use rosin_physics::waveguide::WaveguideString;
 
@@ -334,13 +335,13 @@ impl StringVoice {
 
     /// Starts a note: tunes a fresh string to it (from the string set the controls name)
     /// and puts the bow down.
-    pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls) {
+    pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls, grids: &mut GridCache) {
         self.expression = NoteExpression::default();
         let key = note.note as f64;
         let design = string_set(controls.string_set).note_design(key, controls.string_stiffness, controls.damping_scale);
         self.age = age;
         self.engine = StringEngine::from_control(controls.string_engine);
-        self.tune(key, design);
+        self.tune(key, design, grids);
         self.choose_friction(controls);
         self.note = note;
         self.velocity = velocity.clamp(0.0, 1.0);
@@ -354,10 +355,10 @@ impl StringVoice {
     /// Tunes a fresh string at rest to `open_key` with `design`, with no bow on it, kept
     /// sounding so that it can ring in sympathy: an open string of the four-string
     /// instrument.
-    pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls) {
+    pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls, grids: &mut GridCache) {
         self.age = age;
         self.engine = StringEngine::from_control(controls.string_engine);
-        self.tune(open_key, design);
+        self.tune(open_key, design, grids);
         self.choose_friction(controls);
         self.note = note;
         self.velocity = 1.0;
@@ -410,15 +411,23 @@ impl StringVoice {
         self.bowed.bow.model()
     }
 
-    fn tune(&mut self, key: f64, design: NoteStringDesign) {
+    /// The grid, material and oversampling factor that play `key` with `design` on `engine`
+    /// at `sample_rate_hz`, through `grids`.
+    pub fn design_grid(key: f64, design: &NoteStringDesign, engine: StringEngine, sample_rate_hz: f64, grids: &mut GridCache) -> (SchemeGrid, StringMaterial, usize) {
         let frequency_hz = midi_key_to_hz(key);
         let mut factor = 1;
-        let (mut grid, mut material) = design.build(frequency_hz, self.sample_rate_hz, MAX_INTERVALS);
+        let (mut grid, mut material) = grids.build(design, frequency_hz, sample_rate_hz, MAX_INTERVALS);
         // The waveguide is tuned by its delays at any rate: it never needs oversampling.
-        while self.engine == StringEngine::FiniteDifference && grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR {
+        while engine == StringEngine::FiniteDifference && grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR {
             factor *= 2;
-            (grid, material) = design.build(frequency_hz, self.sample_rate_hz * factor as f64, MAX_INTERVALS);
+            (grid, material) = grids.build(design, frequency_hz, sample_rate_hz * factor as f64, MAX_INTERVALS);
         }
+        (grid, material, factor)
+    }
+
+    fn tune(&mut self, key: f64, design: NoteStringDesign, grids: &mut GridCache) {
+        let frequency_hz = midi_key_to_hz(key);
+        let (grid, material, factor) = Self::design_grid(key, &design, self.engine, self.sample_rate_hz, grids);
         let nominal_c = design.nominal_wave_speed_mps(frequency_hz);
         // The bristles are as stiff relative to the string's tension as on the reference
         // string, never softer than the control says.

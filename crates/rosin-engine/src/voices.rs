@@ -14,6 +14,7 @@ use crate::play_modes::{self, LegatoState, STRINGS};
 pub use crate::voice::NotePattern;
 use crate::play_modes::StringPool;
 use crate::voice::{NoteId, StringVoice};
+use rosin_physics::string::note_string::{GridCache, NoteStringDesign};
 
 /// How many string voices sound at once.
 pub const MAX_VOICES: usize = 16;
@@ -74,6 +75,10 @@ pub struct Engine {
     outgoing_body: BodyResonator,
     /// How far the crossfade has come (0 to 1; 1 when none runs) and its step per sample.
     body_fade: f64,
+    /// Grids designed for notes already played (see [`GridCache`]).
+    grids: GridCache,
+    /// The body's response at the harmonics of notes already played.
+    evenings: crate::dsp::evening::EveningCache,
     /// The body is at rest and is not ticked while nothing plays into it.
     body_resting: bool,
     /// Samples the body has had no input and rung below [`BODY_REST_LEVEL`].
@@ -121,6 +126,8 @@ impl Engine {
             body_mix: LinearRamp::control(controls.body_mix_percent / 100.0, sample_rate_hz),
             outgoing_body: first_body(sample_rate_hz),
             body_fade: 1.0,
+            grids: GridCache::with_capacity(GRID_CACHE_ENTRIES),
+            evenings: crate::dsp::evening::EveningCache::with_capacity(GRID_CACHE_ENTRIES),
             body_resting: true,
             body_quiet_samples: 0,
             body_fade_step: 1.0 / (BODY_CROSSFADE_S * sample_rate_hz).max(1.0),
@@ -134,6 +141,23 @@ impl Engine {
             terminated: [None; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
             terminated_count: 0,
         }
+        .with_default_grids()
+    }
+
+    /// Designs ahead, here on the thread that builds the engine, the grids and body
+    /// responses of every key of a piano's range at the default controls (about 2 ms), so
+    /// that first notes at the defaults cost the audio thread no design either.
+    fn with_default_grids(mut self) -> Self {
+        let c = self.controls;
+        let set = rosin_physics::string::string_set::string_set(c.string_set);
+        let engine = crate::voice::StringEngine::from_control(c.string_engine);
+        for key in PREWARMED_KEYS {
+            let design = set.note_design(key as f64, c.string_stiffness, c.damping_scale);
+            StringVoice::design_grid(key as f64, &design, engine, self.sample_rate_hz, &mut self.grids);
+            let mut kept = crate::dsp::evening::BodyAtHarmonics::default();
+            self.evenings.refresh(&self.body, self.body_index, key as f64, &mut kept);
+        }
+        self
     }
 
     pub fn sample_rate_hz(&self) -> f64 {
@@ -289,7 +313,7 @@ impl Engine {
             voice.set_bend(shaped.bend_st);
             voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
             let key = voice.target_key();
-            let body_changed = voice.body_at_harmonics.refresh(&self.body, self.body_index, key);
+            let body_changed = self.evenings.refresh(&self.body, self.body_index, key, &mut voice.body_at_harmonics);
             let gain = voice.body_at_harmonics.evening_gain(body_mix);
             if body_changed {
                 // Under a new body, the note's level follows the bodies' crossfade.
@@ -496,7 +520,7 @@ impl Engine {
             if steal {
                 self.steal(index);
             }
-            self.voices[index].start(note, velocity, age, controls);
+            self.voices[index].start(note, velocity, age, controls, &mut self.grids);
         }
         // The new voice takes its channel's pressure, slide, bend and vibrato (and its own
         // expressions) before its first sample, not at the channel's next change.
@@ -786,6 +810,12 @@ fn first_body(sample_rate_hz: f64) -> BodyResonator {
 /// about 17 ms), short enough to follow automation.
 pub const BODY_CROSSFADE_S: f64 = 0.08;
 
+/// How many designed grids the engine keeps: a piano's range at the defaults (the high keys
+/// twice, oversampled), and room for the keys a piece plays on other settings.
+pub const GRID_CACHE_ENTRIES: usize = 256;
+/// The keys whose grids a new engine designs ahead: a piano's range.
+pub const PREWARMED_KEYS: std::ops::RangeInclusive<u8> = 21..=108;
+
 /// The body goes to rest once it has had no input and rung below this (-160 dB) for
 /// [`BODY_REST_S`].
 pub const BODY_REST_LEVEL: f64 = 1e-8;
@@ -807,6 +837,11 @@ impl StringPool for Engine {
 
     fn start_string(&mut self, note: NoteId, velocity: f64, controls: &Controls) {
         self.start_voice(false, note, velocity, controls);
+    }
+
+    fn start_open_string(&mut self, index: usize, note: NoteId, open_key: f64, design: NoteStringDesign, controls: &Controls) {
+        // The strings are never the oldest voice, so a pad note never steals them.
+        self.voices[index].start_open_string(note, open_key, design, u64::MAX, controls, &mut self.grids);
     }
 
     fn steal(&mut self, index: usize) {

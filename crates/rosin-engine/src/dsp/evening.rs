@@ -77,6 +77,45 @@ impl BodyAtHarmonics {
     }
 }
 
+/// The body's response at the harmonics of the notes played so far, kept for every voice:
+/// working it out costs 16 x the body's ~120 modes of complex arithmetic (a few
+/// microseconds), which sixteen note-ons on one sample would pay sixteen times. Fixed
+/// capacity, filled in turn; never allocates after [`EveningCache::with_capacity`].
+pub struct EveningCache {
+    entries: Box<[BodyAtHarmonics]>,
+    next: usize,
+}
+
+impl EveningCache {
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self { entries: vec![BodyAtHarmonics::default(); capacity.max(1)].into_boxed_slice(), next: 0 }
+    }
+
+    /// Brings a voice's `kept` response to `key` on the body numbered `body_index`: as it
+    /// is, from the cache, or worked out and cached. Whether the body changed under a note
+    /// that was already kept (see [`BodyAtHarmonics::refresh`]).
+    pub fn refresh(&mut self, body: &BodyResonator, body_index: usize, key: f64, kept: &mut BodyAtHarmonics) -> bool {
+        if kept.key == key && kept.body == body_index {
+            return false;
+        }
+        let body_changed = kept.count > 0 && kept.body != body_index;
+        if let Some(found) = self.entries.iter().find(|e| e.key == key && e.body == body_index) {
+            *kept = *found;
+        } else {
+            kept.refresh(body, body_index, key);
+            self.entries[self.next] = *kept;
+            self.next = (self.next + 1) % self.entries.len();
+        }
+        body_changed
+    }
+
+    /// Forgets every response (a body's model changed in place, or the engine was reset).
+    pub fn clear(&mut self) {
+        self.entries.fill(BodyAtHarmonics::default());
+        self.next = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

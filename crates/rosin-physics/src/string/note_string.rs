@@ -95,3 +95,78 @@ impl NoteStringDesign {
         (grid, material)
     }
 }
+
+/// Designed grids kept for reuse: [`NoteStringDesign::build`] sums the Helmholtz pitch over
+/// every mode below 10 kHz for a few passes (about 10 us a note), which sixteen note-ons on
+/// one sample would do sixteen times. A note played before with the same design at the
+/// same rate takes its grid from here. Fixed capacity, filled in turn; never allocates after
+/// [`GridCache::with_capacity`].
+pub struct GridCache {
+    entries: Box<[Option<GridCacheEntry>]>,
+    next: usize,
+    designed: u64,
+}
+
+#[derive(Clone, Copy)]
+struct GridCacheEntry {
+    design: NoteStringDesign,
+    frequency_hz: f64,
+    sample_rate_hz: f64,
+    max_intervals: usize,
+    grid: SchemeGrid,
+    material: StringMaterial,
+}
+
+impl GridCache {
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self { entries: vec![None; capacity.max(1)].into_boxed_slice(), next: 0, designed: 0 }
+    }
+
+    /// [`NoteStringDesign::build`], from the cache when this exact request was built before.
+    pub fn build(&mut self, design: &NoteStringDesign, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> (SchemeGrid, StringMaterial) {
+        let same = |e: &GridCacheEntry| e.design == *design && e.frequency_hz == frequency_hz && e.sample_rate_hz == sample_rate_hz && e.max_intervals == max_intervals;
+        if let Some(found) = self.entries.iter().flatten().find(|e| same(e)) {
+            return (found.grid, found.material);
+        }
+        let (grid, material) = design.build(frequency_hz, sample_rate_hz, max_intervals);
+        self.designed += 1;
+        self.entries[self.next] = Some(GridCacheEntry { design: *design, frequency_hz, sample_rate_hz, max_intervals, grid, material });
+        self.next = (self.next + 1) % self.entries.len();
+        (grid, material)
+    }
+
+    /// How many grids it has designed (requests it could not answer from what it kept).
+    pub fn designed(&self) -> u64 {
+        self.designed
+    }
+
+    /// Forgets every grid (the cache is as new).
+    pub fn clear(&mut self) {
+        self.entries.fill(None);
+        self.next = 0;
+    }
+}
+
+#[cfg(test)]
+mod grid_cache_tests {
+    use super::*;
+
+    #[test]
+    fn a_cached_grid_is_the_grid_built_and_a_full_cache_takes_turns() {
+        let mut cache = GridCache::with_capacity(2);
+        let design = NoteStringDesign::default();
+        let built = design.build(196.0, 48_000.0, 1024);
+        assert_eq!(cache.build(&design, 196.0, 48_000.0, 1024), built);
+        assert_eq!(cache.build(&design, 196.0, 48_000.0, 1024), built);
+        assert_eq!(cache.designed(), 1, "the second request was designed again");
+        // Any difference in the request is another grid.
+        let stiffer = NoteStringDesign { inharmonicity: design.inharmonicity * 2.0, ..design };
+        assert_eq!(cache.build(&stiffer, 196.0, 48_000.0, 1024), stiffer.build(196.0, 48_000.0, 1024));
+        assert_eq!(cache.build(&design, 196.0, 96_000.0, 1024), design.build(196.0, 96_000.0, 1024));
+        // Two entries: the first has made way, and comes back built again, the same.
+        assert_eq!(cache.build(&design, 196.0, 48_000.0, 1024), built);
+        assert_eq!(cache.designed(), 4);
+        cache.clear();
+        assert_eq!(cache.build(&design, 196.0, 48_000.0, 1024), built);
+    }
+}
