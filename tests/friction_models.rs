@@ -189,3 +189,45 @@ fn every_model_survives_random_automation_without_nan() {
     }
     assert_eq!(engine.recoveries(), 0, "a voice diverged");
 }
+
+/// The worst inputs a contact can be handed (issue 18): infinite, NaN, huge and tiny normal
+/// forces, relative velocities and mobilities, and sudden jumps between them, to every
+/// friction law through the contact the voices use. Each answer is finite (a force and a
+/// velocity the string can take), and no law iterates past its cap: the hard budget holds
+/// for the worst sample, not the median.
+#[test]
+fn every_law_answers_the_worst_inputs_with_a_finite_force_within_its_budget() {
+    use rosin_physics::bow::contact::FrictionContact;
+    use rosin_physics::friction::dupont::ElastoPlasticParams;
+    use rosin_physics::friction::dupont_contact::{ContactInput, MAX_ITERATIONS};
+    let forces = [f64::INFINITY, f64::NAN, -1.0, 0.0, 1e-300, 1e-6, 1.0, 20.0, 1e6, 1e300, f64::MAX];
+    let velocities = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e300, -50.0, -0.2, 0.0, 1e-12, 0.2, 50.0, 1e300];
+    let mobilities = [f64::NAN, 0.0, 1e-300, 1e-6, 0.01, 1.0, 1e300];
+    let steps = [1.0 / 22_050.0, 1.0 / 48_000.0, 1.0 / 1_536_000.0];
+    let stiffnesses = [1e2, 1e4, 3.186e5, 1e8];
+    for model in [FrictionModel::ElastoPlastic, FrictionModel::PassiveRefined, FrictionModel::Hyperbolic, FrictionModel::Dahl] {
+        let mut worst_iterations = 0usize;
+        let mut answers = 0usize;
+        for &s0 in &stiffnesses {
+            let friction = ElastoPlasticParams { bristle_stiffness_n_per_m: s0, bristle_damping_kg_per_s: 0.001 * s0.sqrt(), ..ElastoPlasticParams::default() };
+            let mut contact = FrictionContact::new(friction, 7);
+            contact.set_model(model);
+            // Every combination in turn: each sample jumps from the last one's inputs.
+            for &fn_n in &forces {
+                for &v in &velocities {
+                    for &b in &mobilities {
+                        for &k in &steps {
+                            let out = contact.solve(&ContactInput { free_velocity_mps: v, coupling_s_per_kg: b * k, normal_force_n: fn_n, time_step_s: k });
+                            assert!(out.force_n.is_finite(), "{model:?}, s0 {s0}: force {} for fN {fn_n}, v {v}, mobility {b}, k {k}", out.force_n);
+                            assert!(out.relative_velocity_mps.is_finite(), "{model:?}, s0 {s0}: velocity {} for fN {fn_n}, v {v}, mobility {b}, k {k}", out.relative_velocity_mps);
+                            worst_iterations = worst_iterations.max(out.iterations);
+                            answers += 1;
+                        }
+                    }
+                }
+            }
+        }
+        println!("{model:?}: {answers} hostile samples, at most {worst_iterations} iterations in one");
+        assert!(worst_iterations <= MAX_ITERATIONS, "{model:?} iterated {worst_iterations} times in one sample");
+    }
+}

@@ -150,10 +150,41 @@ impl FrictionContact {
         self.interface_velocity_mps
     }
 
+    /// The bow off the string: no force, the string's own velocity (0 if that is not a
+    /// finite number), every bristle and the hair relaxed.
+    pub fn lift(&mut self, free_velocity_mps: f64) -> ContactOutput {
+        let v = if free_velocity_mps.is_finite() { free_velocity_mps } else { 0.0 };
+        self.elasto_plastic.lift(v);
+        self.refined.lift(v);
+        self.hair_state.reset();
+        self.hyperbolic.reset();
+        self.dahl.reset();
+        self.interface_velocity_mps = v;
+        ContactOutput { force_n: 0.0, relative_velocity_mps: v, deflection_m: 0.0, iterations: 0, converged: true }
+    }
+
     /// Solves one sample with the chosen model and commits its state.
     #[inline]
     pub fn solve(&mut self, input: &ContactInput) -> ContactOutput {
+        // Inputs no law can take (a normal force below the bow's touch, infinite or NaN; a
+        // velocity, mobility or time step that is not a finite number) lift the bow, for
+        // every law alike: no force, the string's own velocity, every bristle relaxed.
+        let usable = input.normal_force_n >= MIN_NORMAL_FORCE_N
+            && input.normal_force_n.is_finite()
+            && input.free_velocity_mps.is_finite()
+            && input.coupling_s_per_kg.is_finite()
+            && input.coupling_s_per_kg >= 0.0
+            && input.time_step_s.is_finite()
+            && input.time_step_s > 0.0;
+        if !usable {
+            return self.lift(input.free_velocity_mps);
+        }
         let out = self.solve_model(input);
+        // A law that overflows on inputs at the edge of the representable (a mobility of
+        // 1e300) answers as a lifted bow rather than hand the string an infinity.
+        if !(out.force_n.is_finite() && out.relative_velocity_mps.is_finite()) {
+            return self.lift(input.free_velocity_mps);
+        }
         if self.model != FrictionModel::PassiveRefined {
             self.interface_velocity_mps = out.relative_velocity_mps;
         }

@@ -99,7 +99,9 @@ impl DahlFriction {
         let z_before = self.deflection_m;
         let towards = if z_before != 0.0 { z_before.signum() } else { v.signum() };
         let moved = dx.abs() * Self::adhesion(z_before.abs(), z_stick, z_max) * towards;
-        let deflection_m = (z - moved).clamp(-z_max, z_max);
+        // `max`/`min`, not `clamp`: `clamp` panics on a NaN bound, which a velocity of
+        // 1e300 can make (the contact then answers as a lifted bow, see `bow::contact`).
+        let deflection_m = (z - moved).max(-z_max).min(z_max);
         Trial { deflection_m, force_n: p.bristle_stiffness_n_per_m * deflection_m + p.viscous_damping_kg_per_s * v }
     }
 

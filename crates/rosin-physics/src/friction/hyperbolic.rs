@@ -196,7 +196,8 @@ impl HyperbolicFriction {
             // No sliding root (the line passes between the branches) means sticking is
             // possible: the line meets v = 0 inside the static band.
             None => HyperbolicContact {
-                force_n: stick_force.clamp(-self.law.static_coefficient() * normal_force_n, self.law.static_coefficient() * normal_force_n),
+                // `max`/`min`, not `clamp`, which panics on a NaN bound.
+                force_n: stick_force.max(-self.law.static_coefficient() * normal_force_n).min(self.law.static_coefficient() * normal_force_n),
                 relative_velocity_mps: 0.0,
                 state: ContactState::Sticking,
             },
