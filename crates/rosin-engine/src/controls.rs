@@ -110,6 +110,58 @@ spec!(FRICTION_MODEL, "friction_model", "Friction Model", choices &["Dupont Elas
 spec!(STRING_ENGINE, "string_engine", "String Engine", choices &["Finite Difference", "Waveguide"], 0.0);
 
 /// Every control, in display order.
+/// What each control does, one sentence each, for the editor's tooltips. The parameter
+/// table of `docs/user-guide.md` has the same words in its last column (`tests/controls.rs`
+/// holds the two together), so the two cannot drift apart.
+pub const DESCRIPTIONS: &[(&str, &str)] = &[
+    ("bow_force", "Normal force of the bow (see *Schelleng mapping*)"),
+    ("bow_velocity", "Bow speed; the sign is the bow direction (down/up)"),
+    ("bow_position", "Bow–bridge distance, as a fraction of the vibrating length"),
+    ("noise", "Rosin noise `s3 / fN` (willemsen2019 Table 1: 0.02)"),
+    ("damping", "Scales both loss terms `sigma0` and `sigma1`"),
+    ("output_gain", "Output level"),
+    ("bristle_stiffness", "`s0` of the bristles on the A4 string (scaled with tension above it)"),
+    ("static_friction", "`muS`"),
+    ("dynamic_friction", "`muC` (held at or below `muS`)"),
+    ("stribeck_velocity", "`vS`"),
+    ("string_stiffness", "Inharmonicity coefficient `B`; read when a note starts"),
+    ("finger_position", "Stopping finger (eq. 23), fraction of the length from the nut; 0 is open"),
+    ("bow_attack", "Time for the bow to reach full speed at a medium velocity"),
+    ("bow_release", "Time for the bow to slow and lift after note-off"),
+    ("intonation", "How strongly each voice corrects its bowed pitch by ear (0: open loop): up to 12 %, the first 3 % on the wave speed, the rest on the finger; on the drum, on the wave speed"),
+    ("instrument", "What new notes play; sounding notes keep their instrument"),
+    ("drum_quality", "The membrane's grid, read when a drum note starts (see *Performance*)"),
+    ("drum_tuning", "Wave speed for middle C, `15 + 13.5 t` m/s; at 6.5 every key is in tune"),
+    ("drum_damping", "`sigma0 = 0.6 d` 1/s and `sigma1 = 0.00026 d` m²/s together"),
+    ("drum_noise", "Bow noise `s3 = 0.004 n fN` (paper: 0 – 0.04 fN)"),
+    ("drum_variation", "Vibrato depth on the wave speed, `0.3 v` m/s (0 – 3 m/s)"),
+    ("drum_rate", "Vibrato rate in Hz"),
+    ("drum_gain", "Drum output level, `4 (g − 5)` dB"),
+    ("drum_bow_x", "Bow position across the membrane, fraction of the diameter"),
+    ("drum_bow_y", "Bow position down the membrane, fraction of the diameter"),
+    ("pad_layout", "How a Sensel Morph (or the mouse) is split: one string, or G D A E columns"),
+    ("play_mode", "How notes become strings (see *Playing modes*)"),
+    ("string_set", "Whose strings notes are built from; read when a string starts"),
+    ("glide_time", "Portamento of a legato note, and a finger's slide on one string"),
+    ("pitch_bend_range", "Bend range of a plain channel and of an MPE master channel"),
+    ("mpe", "Read channels as MPE zones"),
+    ("mpe_bend_range", "Bend range of an MPE member channel"),
+    ("vibrato_rate", "Rate of the mod-wheel and note-expression vibrato"),
+    ("vibrato_depth", "Peak depth at full mod wheel or note vibrato"),
+    ("body", "The body resonator's modes; a change while notes sound crossfades from the old body to the new over 80 ms, so automating it does not click"),
+    ("body_mix", "How much of the output goes through the body (0: the dry bridge force)"),
+    ("sympathetic", "How strongly the bowed string drives the others (Four Strings)"),
+    ("friction_model", "The bow's friction law (see *Friction models*); taken up when the bow next touches a string"),
+    ("string_engine", "The string model (see *String engines*); read when a note starts"),
+];
+
+impl ControlSpec {
+    /// What the control does (see [`DESCRIPTIONS`]); empty for a control without one.
+    pub fn description(&self) -> &'static str {
+        DESCRIPTIONS.iter().find(|(id, _)| *id == self.id).map_or("", |(_, d)| d)
+    }
+}
+
 pub const ALL: &[ControlSpec] = &[
     BOW_FORCE,
     BOW_VELOCITY,

@@ -137,15 +137,29 @@ pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
                 egui::Grid::new(*group).num_columns(2).spacing([8.0, 4.0]).show(ui, |ui| {
                     for id in *ids {
                         let (Some(spec), Some(param)) = (controls::find(id), params.param_ref(id)) else { continue };
-                        ui.label(spec.name).on_hover_text(format!("ID {} ({})", spec.id, spec.unit.trim()));
+                        let tip = tooltip(spec);
+                        ui.label(spec.name).on_hover_text(&tip);
                         match param {
                             ParamRef::Float(p) => ui.add(ParamSlider::for_param(p, setter).with_width(150.0)),
                             ParamRef::Int(p) => ui.add(ParamSlider::for_param(p, setter).with_width(150.0)),
-                        };
+                        }
+                        .on_hover_text(&tip);
                         ui.end_row();
                     }
                 });
             });
         }
     });
+}
+
+/// A control's tooltip: what it does (the sentence the user guide's parameter table has,
+/// from the same [`controls::DESCRIPTIONS`], without the Markdown), its range and unit, and
+/// its ID.
+pub fn tooltip(spec: &controls::ControlSpec) -> String {
+    let what = spec.description().replace(['`', '*'], "");
+    let range = match spec.taper {
+        controls::Taper::Choice(choices) => choices.join(" / "),
+        _ => format!("{} to {}{}", spec.min, spec.max, spec.unit),
+    };
+    format!("{what}.\n{range}. ID {}", spec.id)
 }
