@@ -603,7 +603,7 @@ impl StringVoice {
     /// sympathy with the others. A bow left on it for a long release went on sounding the
     /// old note under the new one, at a falling force that passes below Schelleng's least;
     /// an undamped stopped string rang under the next notes, and where one of its partials
-    /// met one of theirs (a double bass's G#1 under C#2) the next note was heard raucous.
+    /// met one of theirs (a double bass's B1 under C#2) the next note was heard raucous.
     pub fn leave_for_another_string(&mut self) {
         self.release();
         self.bow_crossed_away = true;
