@@ -67,3 +67,60 @@ fn changing_the_body_while_a_note_sounds_does_not_click() {
         }
     }
 }
+
+/// Every control a producer may automate while a string note sounds, swept across its whole
+/// range as a DAW's automation lane draws it (default to the top over 0.3 s, held, down to
+/// the bottom over 0.3 s, held, then a jump back to the default), each change measured as
+/// above. A bow pressed to the top goes raucous, as a real one does; what is measured is
+/// a burst above both the sound before and after, not a change of colour. The controls read
+/// only when a note starts (strings, engine, string stiffness), the drum's, and the
+/// structural ones (instrument, play mode, pad layout, MPE and bend ranges) are not swept
+/// here: they take effect on the next note; the body has its own test above. The bristle
+/// stiffness, swept down to 1e3 N/m and back, clicked by 20 dB before the bristles kept their
+/// force through a change of stiffness (`FrictionContact::rescale_bristles`).
+#[test]
+fn automating_any_control_across_its_range_under_a_held_note_does_not_click() {
+    use rosin_engine::controls::{self, Taper};
+    let skipped = ["instrument", "play_mode", "pad_layout", "mpe", "pitch_bend_range", "mpe_bend_range", "string_set", "string_engine", "string_stiffness", "body"];
+    let mut worst = (String::new(), f64::MIN);
+    for spec in controls::ALL.iter().filter(|s| !skipped.contains(&s.id) && !s.id.starts_with("drum_")) {
+        let mut controls = Controls::default();
+        let mut engine = Engine::new(RATE_HZ);
+        engine.set_controls(&controls);
+        engine.handle_event(&NoteEvent::NoteOn { note: common::note_id(55), velocity: 0.7 });
+        let run = |out: &mut Vec<f32>, engine: &mut Engine, controls: &mut Controls, seconds: f64, from: f64, to: f64| {
+            let blocks = ((seconds * RATE_HZ) as usize / BLOCK).max(1);
+            for b in 0..blocks {
+                let t = (b + 1) as f64 / blocks as f64;
+                let value = match spec.taper {
+                    Taper::Log => from * (to / from).powf(t),
+                    _ => from + (to - from) * t,
+                };
+                controls.set(spec.id, if let Taper::Choice(_) = spec.taper { value.round() } else { value });
+                engine.set_controls(controls);
+                let mut buffer = [0.0f32; BLOCK];
+                engine.render(&mut buffer);
+                out.extend_from_slice(&buffer);
+            }
+        };
+        let mut out = Vec::new();
+        run(&mut out, &mut engine, &mut controls, 1.0, spec.default, spec.default);
+        let mut changes = vec![out.len()];
+        run(&mut out, &mut engine, &mut controls, 0.3, spec.default, spec.max);
+        run(&mut out, &mut engine, &mut controls, 0.5, spec.max, spec.max);
+        changes.push(out.len());
+        run(&mut out, &mut engine, &mut controls, 0.3, spec.max, spec.min);
+        run(&mut out, &mut engine, &mut controls, 0.5, spec.min, spec.min);
+        changes.push(out.len());
+        run(&mut out, &mut engine, &mut controls, 0.5, spec.default, spec.default);
+        let bursts = bursts_db(&out, &changes);
+        let loudest = bursts.iter().copied().fold(f64::MIN, f64::max);
+        println!("{:20} bursts {:?} dB", spec.id, bursts.iter().map(|b| format!("{b:+.1}")).collect::<Vec<_>>());
+        assert!(out.iter().all(|s| s.is_finite()), "{}: not finite", spec.id);
+        if loudest > worst.1 {
+            worst = (spec.id.to_string(), loudest);
+        }
+    }
+    println!("worst: {} {:+.1} dB", worst.0, worst.1);
+    assert!(worst.1 <= 6.0, "automating {} bursts {:+.1} dB above the note around it", worst.0, worst.1);
+}

@@ -195,6 +195,8 @@ pub struct StringVoice {
     release_ms_control: f64,
     /// The bow has crossed to another string (see [`StringVoice::leave_for_another_string`]).
     bow_crossed_away: bool,
+    /// The bristle stiffness control the bristles were last solved with.
+    stiffness_applied: f64,
     /// The engine's gain on this voice that evens out the body's resonances (ramped).
     evening: LinearRamp,
     /// The body's response at this note's harmonics, kept for the evening gain.
@@ -270,6 +272,7 @@ impl StringVoice {
             waveguide_hand_damping_per_s: 0.0,
             release_ms_control: c.bow_release_ms,
             bow_crossed_away: false,
+            stiffness_applied: 0.0,
             evening: ramp(1.0),
             body_at_harmonics: crate::dsp::evening::BodyAtHarmonics::default(),
         }
@@ -699,10 +702,18 @@ impl StringVoice {
         }
 
         let (finger_fraction, speed_ratio) = self.next_pitch(grid.intervals as f64);
-        let friction = &mut self.bowed.bow.friction;
         // The bristles stay as stiff relative to the string under the bow as on the open
         // string: a stopped string is stiffer there in proportion to its shorter length.
-        let s0 = self.stiffness.next() * self.stiffness_scale / (1.0 - finger_fraction);
+        let stiffness_control = self.stiffness.next();
+        if stiffness_control != self.stiffness_applied {
+            // Automated: the bristles keep the force they hold (see `rescale_bristles`).
+            if self.stiffness_applied > 0.0 {
+                self.bowed.bow.rescale_bristles(self.stiffness_applied, stiffness_control);
+            }
+            self.stiffness_applied = stiffness_control;
+        }
+        let friction = &mut self.bowed.bow.friction;
+        let s0 = stiffness_control * self.stiffness_scale / (1.0 - finger_fraction);
         friction.bristle_stiffness_n_per_m = s0;
         friction.bristle_damping_kg_per_s = 0.001 * s0.sqrt();
         friction.static_coefficient = self.static_friction.next();

@@ -150,6 +150,16 @@ impl FrictionContact {
         self.interface_velocity_mps
     }
 
+    /// The bristle stiffness control moves from `from_n_per_m` to `to_n_per_m` (automation):
+    /// every bristle keeps the force it holds, rather than the force jumping with the
+    /// stiffness (raised a hundredfold under a held note it made a 20 dB click).
+    pub fn rescale_bristles(&mut self, from_n_per_m: f64, to_n_per_m: f64) {
+        let ratio = from_n_per_m / to_n_per_m;
+        self.elasto_plastic.rescale_deflection(ratio);
+        self.refined.rescale_deflection(ratio);
+        self.dahl.rescale_deflection(ratio);
+    }
+
     /// The bow off the string: no force, the string's own velocity (0 if that is not a
     /// finite number), every bristle and the hair relaxed.
     pub fn lift(&mut self, free_velocity_mps: f64) -> ContactOutput {

@@ -97,6 +97,14 @@ impl BowContact {
         self.deflection_m
     }
 
+    /// The bristle stiffness is about to be multiplied by `1 / ratio` (a control automated):
+    /// the bristle keeps the force it holds, its deflection scaled by `ratio`.
+    pub fn rescale_deflection(&mut self, ratio: f64) {
+        if ratio.is_finite() && ratio > 0.0 {
+            self.deflection_m *= ratio;
+        }
+    }
+
     /// Uniform noise in [-1, 1].
     #[inline]
     fn noise(&mut self) -> f64 {

@@ -111,6 +111,14 @@ impl RefinedBristle {
         self.deflection_for(p, v).0
     }
 
+    /// The bristle stiffness is about to be multiplied by `1 / ratio` (a control automated):
+    /// the bristle keeps the force it holds, its deflection scaled by `ratio`.
+    pub fn rescale_deflection(&mut self, ratio: f64) {
+        if ratio.is_finite() && ratio > 0.0 {
+            self.deflection_half_m *= ratio;
+        }
+    }
+
     pub fn reset(&mut self) {
         self.deflection_half_m = 0.0;
         self.last_velocity_mps = 0.0;
