@@ -63,8 +63,8 @@ fn scale_report(name: &str, controls: &Controls, mode: PlayMode, velocity: f64, 
     phrase.notes.iter_mut().for_each(|n| n.settle_s = settle_s);
     let out = render_phrase(&phrase, &controls, RATE_HZ);
     write_wav(&format!("{name} {} {:.0} {:.0} {}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0, if overlap_s > 0.0 { "overlapping" } else { "daw" }), &out);
-    for (i, n) in phrase.notes.iter().enumerate().skip(1) {
-        if std::env::var("ROSIN_PHRASES_WAV").is_ok() {
+    if std::env::var("ROSIN_PHRASES_WAV").is_ok() {
+        for (i, n) in phrase.notes.iter().enumerate().skip(1) {
             println!("  change {i} at {:.3} s", n.start as f64 / RATE_HZ);
         }
     }
@@ -320,7 +320,7 @@ fn in_four_strings_a_crossing_leaves_the_old_string_quiet_then_free() {
         let mut loudest = 0.0f64;
         for _ in 0..(seconds * RATE_HZ) as usize {
             engine.render(&mut sample);
-            loudest = loudest.max(engine.voices()[0].last_output().abs());
+            loudest = loudest.max(e_string(engine).last_output().abs());
         }
         loudest
     };

@@ -8,12 +8,12 @@ use rosin_physics::body::BodyResonator;
 /// not make it stand out or vanish: the inverse of the dry-and-body mix's RMS gain on a
 /// bowed string's spectrum (harmonics falling as `1/n`, the first [`EVENING_HARMONICS`]
 /// below 0.45 of the sample rate), kept within [`MAX_EVENING_DB`]. A player does the same,
-/// bowing a wolf note lighter; without a body (mix 0) it is 1. The body's response at the
-/// harmonics is kept per voice ([`BodyAtHarmonics`]) and worked out again only when the
-/// note or the body changes, so a mix automated every block costs a few `hypot`s a voice.
+/// bowing a wolf note lighter; without a body (mix 0) it is 1. The engine keeps the body's
+/// response at the harmonics per voice ([`BodyAtHarmonics`]) and per note played
+/// ([`EveningCache`]), so a mix automated every block costs a few `hypot`s a voice.
 pub fn evening_gain(body: &BodyResonator, body_mix: f64, key: f64) -> f64 {
     let mut at_harmonics = BodyAtHarmonics::default();
-    at_harmonics.refresh(body, 0, key);
+    at_harmonics.compute(body, 0, key);
     at_harmonics.evening_gain(body_mix)
 }
 
@@ -38,14 +38,8 @@ impl Default for BodyAtHarmonics {
 }
 
 impl BodyAtHarmonics {
-    /// Works the response out for `key` on the body numbered `body_index`, unless it is the
-    /// one already kept. Never allocates. Whether the body has changed under a note that
-    /// was already kept (its gain should then follow the bodies' crossfade).
-    pub fn refresh(&mut self, body: &BodyResonator, body_index: usize, key: f64) -> bool {
-        let body_changed = self.count > 0 && self.body != body_index;
-        if self.key == key && self.body == body_index {
-            return false;
-        }
+    /// Works the response out for `key` on `body`, numbered `body_index`. Never allocates.
+    fn compute(&mut self, body: &BodyResonator, body_index: usize, key: f64) {
         let f0 = rosin_physics::string::tuning::midi_key_to_hz(key);
         let highest = 0.45 * body.sample_rate_hz();
         self.count = 0;
@@ -58,7 +52,6 @@ impl BodyAtHarmonics {
         }
         self.key = key;
         self.body = body_index;
-        body_changed
     }
 
     /// The evening gain at a dry-and-body mix of `body_mix`.
@@ -93,7 +86,7 @@ impl EveningCache {
 
     /// Brings a voice's `kept` response to `key` on the body numbered `body_index`: as it
     /// is, from the cache, or worked out and cached. Whether the body changed under a note
-    /// that was already kept (see [`BodyAtHarmonics::refresh`]).
+    /// that was already kept (its gain should then follow the bodies' crossfade).
     pub fn refresh(&mut self, body: &BodyResonator, body_index: usize, key: f64, kept: &mut BodyAtHarmonics) -> bool {
         if kept.key == key && kept.body == body_index {
             return false;
@@ -102,7 +95,7 @@ impl EveningCache {
         if let Some(found) = self.entries.iter().find(|e| e.key == key && e.body == body_index) {
             *kept = *found;
         } else {
-            kept.refresh(body, body_index, key);
+            kept.compute(body, body_index, key);
             self.entries[self.next] = *kept;
             self.next = (self.next + 1) % self.entries.len();
         }
