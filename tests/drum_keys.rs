@@ -18,6 +18,7 @@ mod common;
 use common::listen::{melody, periodicity_and_pitch, render_phrase, straight_line_deviation, PhraseNote};
 use rosin_engine::controls::Controls;
 use rosin_engine::presets::PRESETS;
+use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::string::tuning::midi_key_to_hz;
 
 const RATE_HZ: f64 = 48_000.0;
@@ -76,4 +77,39 @@ fn the_default_drum_is_in_tune_over_two_octaves() {
     let (periodicity, cents, _) = play_all("Default drum", &controls, (40..=64).step_by(step));
     assert!(periodicity >= 0.9, "a key's periodicity is {periodicity:.3}");
     assert!(cents <= 10.0, "a key is {cents:.1} cents off");
+}
+
+/// The laws that do not yet hold the drum's tone steady at default controls (issue 17
+/// item 2, open). The hyperbolic law slips several times a period and wanders between the
+/// membrane's modes (tried: the paper's viscous term added, a rigid stick, stick damping 0
+/// to 8 times the membrane's impedance, forces 1 to 30 N, bow speeds 0.05 to 0.5 m/s).
+/// Dahl's law has no Stribeck drop, only the bristle's hysteresis to drive the membrane,
+/// and its tone fades by 7 dB in 0.3 s on E3 and E4.
+const UNSTEADY_ON_THE_DRUM: [FrictionModel; 2] = [FrictionModel::Hyperbolic, FrictionModel::Dahl];
+
+#[test]
+fn every_friction_law_sustains_the_default_drum() {
+    // Issue 17: Friction Model reaches the drum. At default controls a law holds the drum's
+    // tone if, on every key from E2 to E4 in tritones, the last 0.3 s of a 1.2 s note is as
+    // loud as the 0.3 s before it within 6 dB, and above -70 dBFS. Periodicity and pitch
+    // are printed: the elasto-plastic law (onofrei2021's) settles into the key's tone; the
+    // passive refined law sustains, but above E3 it locks to higher membrane modes.
+    for (index, model) in FrictionModel::ALL.into_iter().enumerate() {
+        let controls = Controls { instrument: 1.0, friction_model: index as f64, ..Controls::default() };
+        println!("{}:", model.name());
+        let mut steady = true;
+        for key in (40..=64).step_by(6) {
+            let phrase = melody(&[key], 1.2, 0.0, 90.0 / 127.0, 0.0, RATE_HZ);
+            let out = render_phrase(&phrase, &controls, RATE_HZ);
+            assert!(out.iter().all(|s| s.is_finite()));
+            let at = |s: f64| (s * RATE_HZ) as usize;
+            let (before, last) = (common::db(common::rms(&out[at(0.6)..at(0.9)])), common::db(common::rms(&out[at(0.9)..at(1.2)])));
+            let f0 = midi_key_to_hz(key as f64);
+            let (periodicity, hz) = periodicity_and_pitch(&out[at(0.4)..at(1.2)], RATE_HZ, f0);
+            println!("  key {key}: {before:.1} then {last:.1} dB, periodicity {periodicity:.2}, {:+.0} cents", common::cents(hz, f0));
+            steady &= last > -70.0 && (last - before).abs() < 6.0;
+        }
+        let expected = !UNSTEADY_ON_THE_DRUM.contains(&model);
+        assert_eq!(steady, expected, "{}: {}", model.name(), if expected { "the drum's tone is not steady" } else { "now steady: take it off UNSTEADY_ON_THE_DRUM" });
+    }
 }

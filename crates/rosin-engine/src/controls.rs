@@ -151,7 +151,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("body", "The body resonator's modes; a change while notes sound crossfades from the old body to the new over 80 ms, so automating it does not click"),
     ("body_mix", "How much of the output goes through the body (0: the dry bridge force)"),
     ("sympathetic", "How strongly the bowed string drives the others (Four Strings)"),
-    ("friction_model", "The bow's friction law (see *Friction models*); taken up when the bow next touches a string"),
+    ("friction_model", "The bow's friction law, on strings and drum (see *Friction models*); taken up when the bow next touches a string or a drum note starts"),
     ("string_engine", "The string model (see *String engines*); read when a note starts"),
 ];
 

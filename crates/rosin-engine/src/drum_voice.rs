@@ -15,7 +15,10 @@
 //!   since the membrane's displacement grows about as `1 / c`.
 //!
 //! Bow force and velocity are the string's parameters, used as the paper's `fN` and `vB`
-//! (no per-string Schelleng mapping: one membrane, the paper's ranges).
+//! (no per-string Schelleng mapping: one membrane, the paper's ranges). Friction Model
+//! chooses the bow's law as it does on the strings ([`rosin_physics::bow::contact::FrictionContact`]), through the same
+//! contact line `v = v_free - coupling f`; it is taken up when a note starts on a drum at
+//! rest. Every law reads the paper's bow (`muS`, `muC`, `vS`, `s0`, `s1`, `s2`).
 //!
 //! Two things are Rosin's own, so that the drum plays across its keys (`docs/physics.md`):
 //! below [`BRISTLE_REFERENCE_WAVE_SPEED_MPS`] the bristles soften as `c^2`, as the
@@ -28,6 +31,7 @@ use crate::dsp::dc_blocker::DcBlocker;
 use crate::dsp::ramp::LinearRamp;
 use crate::envelope::{BowEnvelope, Phase, SilenceDetector};
 use rosin_physics::drum::friction_drum::{fundamental_eigenvalue, wave_speed_for_mode, DrumControls, DrumDesign, DrumQuality, FrictionDrum, MAX_SIGMA0_PER_S, MAX_SIGMA1_M2_PER_S, MAX_TUNING_WAVE_SPEED_MPS, MAX_VIBRATO_DEPTH_MPS, MIN_TUNING_WAVE_SPEED_MPS};
+use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::drum::membrane::{Membrane, MembraneTuning};
 use rosin_physics::string::intonation::Intonation;
@@ -167,6 +171,11 @@ impl DrumVoice {
         self.phase() == Phase::Bowing
     }
 
+    /// The friction law the bow follows.
+    pub fn friction_model(&self) -> FrictionModel {
+        self.drum.bow.model()
+    }
+
     pub fn drum(&self) -> &FrictionDrum {
         &self.drum
     }
@@ -202,6 +211,11 @@ impl DrumVoice {
         let quality = quality_from(controls.drum_quality);
         let design = *self.drum.design();
         self.drum.configure(design, self.grids[quality as usize].0, self.tube_intervals, self.sample_rate_hz, 0x2545_F491_4F6C_DD1D ^ age);
+        // The drum is at rest: the moment a new friction law can take over.
+        let model = FrictionModel::from_index(controls.friction_model.round().max(0.0) as usize);
+        if model != self.drum.bow.model() {
+            self.drum.bow.set_model(model);
+        }
         self.note_wave_speed_mps = self.in_tune_wave_speed_mps(note.note as f64, quality);
         self.paper = quality == DrumQuality::Paper;
         self.dc_blocker.reset();

@@ -688,7 +688,7 @@ impl Engine {
             stats.merge(&voice.bowed_string().bow.stats());
         }
         for drum in &self.drums {
-            stats.merge(&drum.drum().bow.stats);
+            stats.merge(&drum.drum().bow.stats());
         }
         stats
     }

@@ -14,13 +14,15 @@
 //!
 //! and the rigid connection `I_m u+ = I_t zeta+` (eq. 27) gives `fc = fc0 + beta fB` with
 //! `D = a I_m.J_m + b I_t.J_t`, `fc0 = (I_t zeta* - I_m u*) / D`, `beta = a I_m.J_B / D`.
-//! Put into the bow's relative velocity (eq. 30), `v = v_free - coupling fB`: the 2x2
-//! elasto-plastic problem of the string, with the tube's reaction folded into `v_free` and
-//! `coupling`. The public reference app computes `fc` after its Newton loop instead, so the
+//! Put into the bow's relative velocity (eq. 30), `v = v_free - coupling fB`: the contact
+//! line of the string, with the tube's reaction folded into `v_free` and `coupling`, so any
+//! of the strings' friction laws ([`FrictionContact`]) bows the drum; the paper's is the
+//! elasto-plastic one. The public reference app computes `fc` after its Newton loop instead, so the
 //! bow never feels the tube within a sample; here it does, and the connection holds to
 //! rounding every sample.
 
-use crate::friction::dupont_contact::{BowContact, ContactInput, ContactOutput};
+use crate::bow::contact::FrictionContact;
+use crate::friction::dupont_contact::{ContactInput, ContactOutput};
 use crate::drum::connection::{MembranePatch, TubePatch};
 use crate::friction::dupont::ElastoPlasticParams;
 use crate::drum::membrane::{min_grid_spacing_m, BilinearPoint, Membrane, MembraneMaterial, MembraneShape, MembraneTuning};
@@ -96,7 +98,8 @@ pub struct DrumControls {
 pub struct FrictionDrum {
     pub membrane: Membrane,
     pub tube: Tube,
-    pub bow: BowContact,
+    /// The bow's contact, under any of the friction models the strings play.
+    pub bow: FrictionContact,
     design: DrumDesign,
     membrane_patch: MembranePatch,
     tube_patch: TubePatch,
@@ -119,7 +122,7 @@ impl FrictionDrum {
         let mut drum = Self {
             membrane,
             tube,
-            bow: BowContact::new(friction, seed),
+            bow: FrictionContact::new(friction, seed),
             design,
             membrane_patch: MembranePatch::with_capacity(max_membrane_intervals),
             tube_patch: TubePatch::with_capacity(max_tube_intervals),
