@@ -58,6 +58,7 @@ const CONTRACT_IDS: &[&str] = &[
     "sympathetic",
     "friction_model",
     "string_engine",
+    "drum_friction_model",
 ];
 
 fn library() -> ClapLibrary {

@@ -89,13 +89,13 @@ const UNSTEADY_ON_THE_DRUM: [FrictionModel; 2] = [FrictionModel::Hyperbolic, Fri
 
 #[test]
 fn every_friction_law_sustains_the_default_drum() {
-    // Issue 17: Friction Model reaches the drum. At default controls a law holds the drum's
+    // Issue 17: every friction law reaches the drum (Drum Friction Model). At default controls a law holds the drum's
     // tone if, on every key from E2 to E4 in tritones, the last 0.3 s of a 1.2 s note is as
     // loud as the 0.3 s before it within 6 dB, and above -70 dBFS. Periodicity and pitch
     // are printed: the elasto-plastic law (onofrei2021's) settles into the key's tone; the
     // passive refined law sustains, but above E3 it locks to higher membrane modes.
     for (index, model) in FrictionModel::ALL.into_iter().enumerate() {
-        let controls = Controls { instrument: 1.0, friction_model: index as f64, ..Controls::default() };
+        let controls = Controls { instrument: 1.0, drum_friction_model: index as f64, ..Controls::default() };
         println!("{}:", model.name());
         let mut steady = true;
         for key in (40..=64).step_by(6) {

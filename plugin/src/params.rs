@@ -95,6 +95,8 @@ pub struct RosinParams {
     pub friction_model: IntParam,
     #[id = "string_engine"]
     pub string_engine: IntParam,
+    #[id = "drum_friction_model"]
+    pub drum_friction_model: IntParam,
 }
 
 /// Starting values that replace the specs' defaults for this process: set once by
@@ -208,6 +210,7 @@ impl Default for RosinParams {
             sympathetic: param(&controls::SYMPATHETIC),
             friction_model: choice(&controls::FRICTION_MODEL),
             string_engine: choice(&controls::STRING_ENGINE),
+            drum_friction_model: choice(&controls::DRUM_FRICTION_MODEL),
         }
     }
 }
@@ -256,6 +259,7 @@ impl RosinParams {
             "sympathetic" => Float(&self.sympathetic),
             "friction_model" => Int(&self.friction_model),
             "string_engine" => Int(&self.string_engine),
+            "drum_friction_model" => Int(&self.drum_friction_model),
             _ => return None,
         })
     }

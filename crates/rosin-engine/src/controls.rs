@@ -108,6 +108,9 @@ spec!(SYMPATHETIC, "sympathetic", "Sympathetic Strings", " %", 0.0, 100.0, 50.0,
 // (`rosin_physics::waveguide`). Both are read when the bow next touches a string.
 spec!(FRICTION_MODEL, "friction_model", "Friction Model", choices &["Dupont Elasto-Plastic (2019)", "Passive Refined (2025)", "Hyperbolic (1999)", "Dahl (1999)"], 0.0);
 spec!(STRING_ENGINE, "string_engine", "String Engine", choices &["Finite Difference", "Waveguide"], 0.0);
+// The drum bow's friction law, its own control so that projects saved before the drum had a
+// choice (when it always played Dupont's law) sound as they did.
+spec!(DRUM_FRICTION_MODEL, "drum_friction_model", "Drum Friction Model", choices &["Dupont Elasto-Plastic (2019)", "Passive Refined (2025)", "Hyperbolic (1999)", "Dahl (1999)"], 0.0);
 
 /// Every control, in display order.
 /// What each control does, one sentence each, for the editor's tooltips. The parameter
@@ -151,8 +154,9 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("body", "The body resonator's modes; a change while notes sound crossfades from the old body to the new over 80 ms, so automating it does not click"),
     ("body_mix", "How much of the output goes through the body (0: the dry bridge force)"),
     ("sympathetic", "How strongly the bowed string drives the others (Four Strings)"),
-    ("friction_model", "The bow's friction law, on strings and drum (see *Friction models*); taken up when the bow next touches a string or a drum note starts"),
+    ("friction_model", "The bow's friction law on the strings (see *Friction models*); taken up when the bow next touches a string"),
     ("string_engine", "The string model (see *String engines*); read when a note starts"),
+    ("drum_friction_model", "The drum bow's friction law (see *Friction models*); taken up when a drum note starts"),
 ];
 
 impl ControlSpec {
@@ -202,6 +206,7 @@ pub const ALL: &[ControlSpec] = &[
     SYMPATHETIC,
     FRICTION_MODEL,
     STRING_ENGINE,
+    DRUM_FRICTION_MODEL,
 ];
 
 /// Looks a control up by its ID.
@@ -275,6 +280,9 @@ pub struct Controls {
     pub friction_model: f64,
     /// 0 finite-difference string, 1 digital waveguide; read when a note starts.
     pub string_engine: f64,
+    /// Index into [`rosin_physics::bow::contact::FrictionModel::ALL`] for the drum's bow;
+    /// read when a drum note starts.
+    pub drum_friction_model: f64,
 }
 
 /// How notes are given to strings.
@@ -349,6 +357,7 @@ impl Controls {
             sympathetic_percent: get(&SYMPATHETIC),
             friction_model: get(&FRICTION_MODEL),
             string_engine: get(&STRING_ENGINE),
+            drum_friction_model: get(&DRUM_FRICTION_MODEL),
         }
     }
 
@@ -394,6 +403,7 @@ impl Controls {
             "sympathetic" => self.sympathetic_percent,
             "friction_model" => self.friction_model,
             "string_engine" => self.string_engine,
+            "drum_friction_model" => self.drum_friction_model,
             _ => return None,
         })
     }

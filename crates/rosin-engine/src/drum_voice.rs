@@ -15,10 +15,10 @@
 //!   since the membrane's displacement grows about as `1 / c`.
 //!
 //! Bow force and velocity are the string's parameters, used as the paper's `fN` and `vB`
-//! (no per-string Schelleng mapping: one membrane, the paper's ranges). Friction Model
-//! chooses the bow's law as it does on the strings ([`rosin_physics::bow::contact::FrictionContact`]), through the same
-//! contact line `v = v_free - coupling f`; it is taken up when a note starts on a drum at
-//! rest. Every law reads the paper's bow (`muS`, `muC`, `vS`, `s0`, `s1`, `s2`).
+//! (no per-string Schelleng mapping: one membrane, the paper's ranges). Drum Friction
+//! Model chooses the bow's law from the strings' laws
+//! ([`rosin_physics::bow::contact::FrictionContact`]), through the same contact line
+//! `v = v_free - coupling f`; it is taken up when a note starts on a drum at rest. Every law reads the paper's bow (`muS`, `muC`, `vS`, `s0`, `s1`, `s2`).
 //!
 //! Two things are Rosin's own, so that the drum plays across its keys (`docs/physics.md`):
 //! below [`BRISTLE_REFERENCE_WAVE_SPEED_MPS`] the bristles soften as `c^2`, as the
@@ -212,7 +212,7 @@ impl DrumVoice {
         let design = *self.drum.design();
         self.drum.configure(design, self.grids[quality as usize].0, self.tube_intervals, self.sample_rate_hz, 0x2545_F491_4F6C_DD1D ^ age);
         // The drum is at rest: the moment a new friction law can take over.
-        let model = FrictionModel::from_index(controls.friction_model.round().max(0.0) as usize);
+        let model = FrictionModel::from_index(controls.drum_friction_model.round().max(0.0) as usize);
         if model != self.drum.bow.model() {
             self.drum.bow.set_model(model);
         }
