@@ -193,3 +193,44 @@ fn the_snapshot_shows_what_sounds_where_it_is() {
     assert!((m.bow_x - controls.drum_bow_x as f32).abs() < 0.02 && (m.bow_y - controls.drum_bow_y as f32).abs() < 0.02);
     assert!(m.tube_displacement_m.iter().any(|v| v.abs() > 0.0));
 }
+
+/// The largest drawn displacement of the first string over `snapshots` captures a
+/// millisecond apart, after half a second of key 57 bowed with `controls`.
+fn drawn_amplitude_m(controls: &Controls, snapshots: usize) -> (f32, ViewSnapshot) {
+    let rate = 48_000.0;
+    let mut engine = Engine::new(rate);
+    engine.set_controls(controls);
+    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: 57, voice_id: None }, velocity: 1.0 });
+    let mut out = vec![0.0f32; 24_000];
+    engine.render(&mut out);
+    let mut snapshot = ViewSnapshot::default();
+    let mut largest = 0.0f32;
+    let mut block = vec![0.0f32; 48];
+    for _ in 0..snapshots {
+        engine.render(&mut block);
+        capture(&engine, &mut snapshot);
+        largest = snapshot.strings[0].displacement_m.iter().fold(largest, |m, u| m.max(u.abs()));
+    }
+    (largest, snapshot)
+}
+
+#[test]
+fn the_waveguide_is_drawn_like_the_finite_difference_string() {
+    // Issue 17: the view draws the waveguide's string from its travelling waves, over the
+    // length that sounds, in metres: as large as the finite-difference string of the same
+    // note, bowed the same way, within a factor of two.
+    let mut controls = Controls { finger_position: 0.25, ..Controls::default() };
+    let (finite_difference, _) = drawn_amplitude_m(&controls, 30);
+    controls.string_engine = 1.0;
+    let (waveguide, snapshot) = drawn_amplitude_m(&controls, 30);
+    println!("largest drawn displacement: finite difference {finite_difference:.2e} m, waveguide {waveguide:.2e} m");
+    let string = &snapshot.strings[0];
+    assert!(string.sounding && string.bowing);
+    assert!(waveguide > 0.5 * finite_difference && waveguide < 2.0 * finite_difference);
+    assert_eq!(string.finger_from_nut, Some(0.25));
+    let expected = 1.0 - 0.18 * 0.75;
+    assert!((string.bow_from_nut as f64 - expected).abs() < 0.02, "{} vs {expected}", string.bow_from_nut);
+    let stopped = (0.24 * string.displacement_m.len() as f64) as usize;
+    assert!(string.displacement_m[..stopped].iter().all(|u| *u == 0.0), "behind the finger the string is still");
+    assert_eq!(*string.displacement_m.last().unwrap(), 0.0, "the bridge holds");
+}

@@ -303,6 +303,11 @@ impl StringVoice {
         self.hand_damping_per_s
     }
 
+    /// The waveguide string, which sounds when [`Self::string_engine`] is the waveguide.
+    pub fn waveguide(&self) -> &WaveguideString {
+        &self.waveguide
+    }
+
     pub fn bowed_string(&self) -> &BowedString {
         &self.bowed
     }

@@ -1,10 +1,12 @@
 //! What the editor draws, captured from the engine on the audio thread: each sounding
-//! string's displacement with its bow and finger, the newest drum's membrane and tube.
+//! string's displacement with its bow and finger (the finite-difference string's nodes, or
+//! the waveguide's travelling waves summed into a shape), the newest drum's membrane and tube.
 //! Fixed-size arrays only, so capturing never allocates.
 
 use crate::controller::gesture::PAD_CHANNEL;
 use crate::drum_voice::DrumVoice;
-use crate::voice::StringVoice;
+use crate::voice::{StringEngine, StringVoice};
+use rosin_physics::waveguide::WaveguideString;
 use crate::voices::{Engine, MAX_VOICES};
 
 /// Points along each drawn string.
@@ -108,10 +110,38 @@ fn capture_string(voice: &StringVoice, view: &mut StringView) {
     view.key = voice.note.note;
     view.pad_lane = voice.note.channel.checked_sub(PAD_CHANNEL);
     view.bowing = voice.is_held();
-    resample(bowed.string.displacement(), &mut view.displacement_m);
-    view.bow_from_nut = (bowed.bow_point_m() / length) as f32;
     view.bow_force_n = applied.normal_force_n as f32;
-    view.finger_from_nut = applied.finger_position_m.map(|m| (m / length) as f32);
+    let finger = applied.finger_position_m.map(|m| m / length);
+    view.finger_from_nut = finger.map(|f| f as f32);
+    match voice.string_engine() {
+        StringEngine::FiniteDifference => {
+            resample(bowed.string.displacement(), &mut view.displacement_m);
+            view.bow_from_nut = (bowed.bow_point_m() / length) as f32;
+        }
+        StringEngine::Waveguide => capture_waveguide(voice.waveguide(), finger.unwrap_or(0.0), view),
+    }
+}
+
+/// The waveguide's shape ([`WaveguideString::displacement_into`]) drawn over the length that
+/// sounds, from the finger (or the nut) to the bridge; the waveguide's loop is only that
+/// length, so the string behind the finger is drawn at rest.
+fn capture_waveguide(waveguide: &WaveguideString, finger_fraction: f64, view: &mut StringView) {
+    let mut shape = [0.0; VIEW_STRING_POINTS];
+    waveguide.displacement_into(&mut shape);
+    let sounding = (1.0 - finger_fraction).max(1e-6);
+    let last = (VIEW_STRING_POINTS - 1) as f64;
+    for (i, out) in view.displacement_m.iter_mut().enumerate() {
+        let along = (i as f64 / last - finger_fraction) / sounding;
+        *out = if along <= 0.0 {
+            0.0
+        } else {
+            let x = (along * last).min(last);
+            let j = (x as usize).min(VIEW_STRING_POINTS - 2);
+            let a = x - j as f64;
+            (shape[j] * (1.0 - a) + shape[j + 1] * a) as f32
+        };
+    }
+    view.bow_from_nut = (finger_fraction + sounding * (1.0 - waveguide.bow_position())) as f32;
 }
 
 fn capture_drum(voice: &DrumVoice, view: &mut MembraneView) {

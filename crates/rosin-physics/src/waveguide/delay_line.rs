@@ -147,6 +147,18 @@ impl DelayLine {
             + w[3] * self.buffer[start.wrapping_sub(3) & self.mask]
     }
 
+    /// The wave `delay_samples` behind the latest push (clamped to the line), by linear
+    /// interpolation: for drawing the string, not for the loop.
+    #[inline]
+    pub fn read_linear(&self, delay_samples: f64) -> f64 {
+        let d = delay_samples.clamp(0.0, self.max_delay_samples());
+        let whole = d.floor();
+        let a = d - whole;
+        let newer = self.buffer[self.latest.wrapping_sub(whole as usize) & self.mask];
+        let older = self.buffer[self.latest.wrapping_sub(whole as usize + 1) & self.mask];
+        newer + a * (older - newer)
+    }
+
     /// Whether every stored sample is finite.
     pub fn is_finite(&self) -> bool {
         self.buffer.iter().all(|x| x.is_finite())

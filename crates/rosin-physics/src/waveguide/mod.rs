@@ -166,6 +166,51 @@ impl Side {
         self.returning.read(&self.taps)
     }
 
+    /// The side's travel time from the bow to its end (samples): its line and half the
+    /// fixed part of a round trip (the end filter and the junction).
+    fn travel_samples(&self) -> f64 {
+        self.line_delay_samples + 0.5 * FIXED_ROUND_TRIP_SAMPLES
+    }
+
+    /// The slope `du/dx` of this side's string at `s` samples of travel from the bow, times
+    /// the distance one sample travels (`c / fs`), so in metres per sample of travel: the
+    /// waves `v_away` (leaving the bow) and `v_back` (coming back to it) give
+    /// `u_x = -(v_away - v_back) / c` for a wave moving to larger `s` (d'Alembert: a wave
+    /// `f(x - c t)` has `u_t = -c u_x`). Within the end's filter and the junction the
+    /// nearest stored wave stands in.
+    #[inline]
+    fn slope_per_travel_sample(&self, s: f64, sample_rate_hz: f64) -> f64 {
+        let d = self.line_delay_samples;
+        let away = self.outgoing.read_linear(s.min(d));
+        let back = self.returning.read_linear((d - s).max(0.0));
+        -(away - back) / sample_rate_hz
+    }
+
+    /// Walks from the end (`u = 0`) toward the bow and writes `u` at each distance of
+    /// `targets` (samples of travel from the bow, in decreasing order) through `write`,
+    /// integrating the slope by the trapezoid rule at steps of at most one sample. Returns
+    /// `u` at the bow.
+    fn integrate_from_end(&self, sample_rate_hz: f64, targets: impl Iterator<Item = (usize, f64)>, mut write: impl FnMut(usize, f64)) -> f64 {
+        let mut s = self.travel_samples();
+        let mut slope = self.slope_per_travel_sample(s, sample_rate_hz);
+        let mut u = 0.0;
+        let step_to = |target: f64, s: &mut f64, slope: &mut f64, u: &mut f64| {
+            while *s > target {
+                let next = (*s - 1.0).max(target);
+                let next_slope = self.slope_per_travel_sample(next, sample_rate_hz);
+                // Walking toward the bow runs against increasing `s`.
+                *u -= 0.5 * (*slope + next_slope) * (*s - next);
+                (*s, *slope) = (next, next_slope);
+            }
+        };
+        for (index, target) in targets {
+            step_to(target.max(0.0), &mut s, &mut slope, &mut u);
+            write(index, u);
+        }
+        step_to(0.0, &mut s, &mut slope, &mut u);
+        u
+    }
+
     fn is_finite(&self) -> bool {
         self.outgoing.latest().is_finite() && self.returning.latest().is_finite() && self.end.is_finite()
     }
@@ -394,6 +439,42 @@ impl WaveguideString {
     /// The string's velocity at the bow with no bow force: the two arriving waves, `v_h`.
     pub fn free_velocity_at_bow_mps(&self) -> f64 {
         self.nut.arriving_at_bow() + self.bridge.arriving_at_bow()
+    }
+
+    /// The string's displacement along its vibrating length, at `shape.len()` evenly spaced
+    /// points from the nut (index 0) to the bridge, for drawing: the two travelling velocity
+    /// waves of each side summed into the slope and integrated from each rigid end toward
+    /// the bow (`u_x = (v_left - v_right) / c`), so the shape is in metres. The two sides
+    /// reach the bow with slightly different displacements (the reads interpolate, and the
+    /// ends and junction take whole samples); each side is leaned linearly, from nothing at
+    /// its end, so that they meet at the mean. Returns the mismatch before that lean (m).
+    /// No allocation; about `P / 2 + shape.len()` interpolated reads.
+    pub fn displacement_into(&self, shape: &mut [f64]) -> f64 {
+        let n = shape.len();
+        if n < 2 {
+            shape.fill(0.0);
+            return 0.0;
+        }
+        let last = (n - 1) as f64;
+        // The bow's place from the nut, as a fraction and as a point index.
+        let bow_from_nut = 1.0 - self.bow_position;
+        let split = ((bow_from_nut * last).floor() as usize).min(n - 1);
+        let rate = self.sample_rate_hz;
+        let (nut_travel, bridge_travel) = (self.nut.travel_samples(), self.bridge.travel_samples());
+        // Nut side: points 0..=split, from the nut toward the bow. Position fraction `p` is
+        // `(bow_from_nut - p) / bow_from_nut` of the side's travel from the bow.
+        let nut_targets = (0..=split).map(|i| (i, nut_travel * (bow_from_nut - i as f64 / last) / bow_from_nut));
+        let nut_at_bow = self.nut.integrate_from_end(rate, nut_targets, |i, u| shape[i] = u);
+        // Bridge side: points n-1 down to split+1, from the bridge toward the bow (each side
+        // measures its own distance from the bow, so the slope's sign takes care of itself).
+        let bridge_targets = (split + 1..n).rev().map(|i| (i, bridge_travel * (i as f64 / last - bow_from_nut) / (1.0 - bow_from_nut)));
+        let bridge_at_bow = self.bridge.integrate_from_end(rate, bridge_targets, |i, u| shape[i] = u);
+        let meet = 0.5 * (nut_at_bow + bridge_at_bow);
+        for (i, u) in shape.iter_mut().enumerate() {
+            let p = i as f64 / last;
+            *u += if i <= split { (meet - nut_at_bow) * p / bow_from_nut } else { (meet - bridge_at_bow) * (1.0 - p) / (1.0 - bow_from_nut) };
+        }
+        nut_at_bow - bridge_at_bow
     }
 
     /// Whether the string's state is finite. Non-finite values can only enter through the
