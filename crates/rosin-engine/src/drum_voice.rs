@@ -171,6 +171,29 @@ impl DrumVoice {
         self.phase() == Phase::Bowing
     }
 
+    /// How loud the voice is now: its output's peak over the last 50 to 100 ms.
+    pub fn recent_peak(&self) -> f64 {
+        self.silence.recent_peak()
+    }
+
+    /// The bow's contact at the last sample, for the lab view.
+    #[inline]
+    pub fn contact_probe(&self) -> crate::view::lab::ContactProbe {
+        let contact = self.drum.last_contact();
+        crate::view::lab::ContactProbe {
+            force_n: contact.force_n,
+            law_velocity_mps: self.drum.bow.interface_velocity_mps(),
+            bow_point_velocity_mps: contact.relative_velocity_mps + self.applied.bow_velocity_mps,
+            bow_velocity_mps: self.applied.bow_velocity_mps,
+            normal_force_n: self.applied.normal_force_n,
+        }
+    }
+
+    /// The friction controls the bow reads now.
+    pub fn friction_params(&self) -> &ElastoPlasticParams {
+        &self.drum.bow.friction
+    }
+
     /// The friction law the bow follows.
     pub fn friction_model(&self) -> FrictionModel {
         self.drum.bow.model()

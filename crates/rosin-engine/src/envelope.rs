@@ -129,17 +129,25 @@ pub struct SilenceDetector {
     window_samples: u32,
     window_peak: f64,
     window_left: u32,
+    /// The peak of the last whole window.
+    last_window_peak: f64,
 }
 
 impl SilenceDetector {
     pub fn new(sample_rate_hz: f64) -> Self {
         let window_samples = (SILENCE_WINDOW_S * sample_rate_hz) as u32;
-        Self { window_samples, window_peak: 0.0, window_left: window_samples }
+        Self { window_samples, window_peak: 0.0, window_left: window_samples, last_window_peak: 0.0 }
     }
 
     pub fn reset(&mut self) {
         self.window_peak = 0.0;
         self.window_left = self.window_samples;
+        self.last_window_peak = 0.0;
+    }
+
+    /// The output's peak over the last one to two windows: how loud the voice is now.
+    pub fn recent_peak(&self) -> f64 {
+        self.window_peak.max(self.last_window_peak)
     }
 
     /// Whether a window just ended (a good moment for slower checks).
@@ -156,7 +164,9 @@ impl SilenceDetector {
             return false;
         }
         let silent = self.window_peak < SILENCE_THRESHOLD;
-        self.reset();
+        self.last_window_peak = self.window_peak;
+        self.window_peak = 0.0;
+        self.window_left = self.window_samples;
         silent
     }
 }

@@ -303,6 +303,29 @@ impl StringVoice {
         self.hand_damping_per_s
     }
 
+    /// How loud the voice is now: its output's peak over the last 50 to 100 ms.
+    pub fn recent_peak(&self) -> f64 {
+        self.silence.recent_peak()
+    }
+
+    /// The bow's contact at the last sample, for the lab view.
+    #[inline]
+    pub fn contact_probe(&self) -> crate::view::lab::ContactProbe {
+        let contact = if self.engine == StringEngine::FiniteDifference { self.bowed.last_contact() } else { self.waveguide.last_contact() };
+        crate::view::lab::ContactProbe {
+            force_n: contact.force_n,
+            law_velocity_mps: self.bowed.bow.interface_velocity_mps(),
+            bow_point_velocity_mps: contact.relative_velocity_mps + self.applied.bow_velocity_mps,
+            bow_velocity_mps: self.applied.bow_velocity_mps,
+            normal_force_n: self.applied.normal_force_n,
+        }
+    }
+
+    /// The friction controls the bow reads now (every law reads them).
+    pub fn friction_params(&self) -> &rosin_physics::friction::dupont::ElastoPlasticParams {
+        &self.bowed.bow.friction
+    }
+
     /// The waveguide string, which sounds when [`Self::string_engine`] is the waveguide.
     pub fn waveguide(&self) -> &WaveguideString {
         &self.waveguide

@@ -14,6 +14,7 @@ use crate::play_modes::{self, LegatoState, STRINGS};
 pub use crate::voice::NotePattern;
 use crate::play_modes::StringPool;
 use crate::voice::{NoteId, StringVoice};
+use crate::view::lab::LabRecorder;
 use rosin_physics::string::note_string::{GridCache, NoteStringDesign};
 
 /// How many string voices sound at once.
@@ -97,6 +98,9 @@ pub struct Engine {
     /// Notes whose voices ended since the last [`Engine::drain_terminated`].
     terminated: [Option<NoteId>; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
     terminated_count: usize,
+    /// The loudest voice's bow contact, every sample, for the lab view.
+    lab: Box<LabRecorder>,
+    lab_enabled: bool,
 }
 
 impl Engine {
@@ -140,6 +144,8 @@ impl Engine {
             declick_step: 0.0,
             terminated: [None; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
             terminated_count: 0,
+            lab: Box::default(),
+            lab_enabled: true,
         }
         .with_default_grids()
     }
@@ -577,6 +583,10 @@ impl Engine {
         }
         let four_strings = self.play_mode() == PlayMode::FourStrings;
         let controls = self.controls;
+        if self.lab_enabled {
+            self.lab.choose(&self.voices, &self.drums);
+        }
+        let record_lab = self.lab_enabled && self.lab.source().is_some();
         for sample in out.iter_mut() {
             if four_strings {
                 play_modes::couple_strings(&mut self.voices, &controls);
@@ -597,6 +607,9 @@ impl Engine {
                         push_terminated(&mut self.terminated, &mut self.terminated_count, drum.note);
                     }
                 }
+            }
+            if record_lab {
+                self.lab.record(&self.voices, &self.drums);
             }
             if self.declick_value != 0.0 {
                 mix += self.declick_value;
@@ -649,6 +662,16 @@ impl Engine {
                 self.body_resting = true;
             }
         }
+    }
+
+    /// The lab view's recording of the loudest voice's contact.
+    pub fn lab(&self) -> &LabRecorder {
+        &self.lab
+    }
+
+    /// Turns the lab view's recording on (the default) or off; off, it costs nothing.
+    pub fn set_lab_enabled(&mut self, enabled: bool) {
+        self.lab_enabled = enabled;
     }
 
     pub fn voices(&self) -> &[StringVoice] {

@@ -1,5 +1,7 @@
 //! From the audio thread to the editor, one way and lock-free: [`snapshot`] captures what
-//! the views draw, [`triple_buffer`] carries it.
+//! the views draw, [`lab`] records the loudest voice's bow contact every sample for the lab
+//! view, [`triple_buffer`] carries it.
 
+pub mod lab;
 pub mod snapshot;
 pub mod triple_buffer;

@@ -1,11 +1,15 @@
-//! What the editor draws, captured from the engine on the audio thread: each sounding
+//! What the editor draws, captured from the engine on the audio thread (the lab view's
+//! contact trace of the loudest voice, see [`crate::view::lab`]): each sounding
 //! string's displacement with its bow and finger (the finite-difference string's nodes, or
 //! the waveguide's travelling waves summed into a shape), the newest drum's membrane and tube.
 //! Fixed-size arrays only, so capturing never allocates.
 
 use crate::controller::gesture::PAD_CHANNEL;
 use crate::drum_voice::DrumVoice;
+use crate::view::lab::{LabSource, LAB_SAMPLES};
 use crate::voice::{StringEngine, StringVoice};
+use rosin_physics::bow::contact::FrictionModel;
+use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::waveguide::WaveguideString;
 use crate::voices::{Engine, MAX_VOICES};
 
@@ -70,18 +74,62 @@ impl Default for MembraneView {
     }
 }
 
+/// The lab view: the loudest voice's bow contact over its last [`LAB_SAMPLES`] samples
+/// ([`crate::view::lab`]), and what to draw it against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabView {
+    pub sounding: bool,
+    pub key: u8,
+    /// A drum voice (else a string).
+    pub drum: bool,
+    /// Changes when the lab starts following another voice.
+    pub generation: u32,
+    pub model: FrictionModel,
+    pub friction: ElastoPlasticParams,
+    pub normal_force_n: f32,
+    pub bow_velocity_mps: f32,
+    /// The engine's sample rate (the trace's).
+    pub sample_rate_hz: f32,
+    /// How many samples of the arrays are valid, oldest first.
+    pub samples: usize,
+    pub force_n: [f32; LAB_SAMPLES],
+    pub law_velocity_mps: [f32; LAB_SAMPLES],
+    pub bow_point_velocity_mps: [f32; LAB_SAMPLES],
+}
+
+impl Default for LabView {
+    fn default() -> Self {
+        Self {
+            sounding: false,
+            key: 0,
+            drum: false,
+            generation: 0,
+            model: FrictionModel::default(),
+            friction: ElastoPlasticParams::default(),
+            normal_force_n: 0.0,
+            bow_velocity_mps: 0.0,
+            sample_rate_hz: 48_000.0,
+            samples: 0,
+            force_n: [0.0; LAB_SAMPLES],
+            law_velocity_mps: [0.0; LAB_SAMPLES],
+            bow_point_velocity_mps: [0.0; LAB_SAMPLES],
+        }
+    }
+}
+
 /// Everything the views draw, at one moment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewSnapshot {
     pub strings: [StringView; VIEW_STRINGS],
     pub membrane: MembraneView,
+    pub lab: LabView,
     /// Counts captures, so the editor can tell the audio is running.
     pub sequence: u64,
 }
 
 impl Default for ViewSnapshot {
     fn default() -> Self {
-        Self { strings: [StringView::default(); VIEW_STRINGS], membrane: MembraneView::default(), sequence: 0 }
+        Self { strings: [StringView::default(); VIEW_STRINGS], membrane: MembraneView::default(), lab: LabView::default(), sequence: 0 }
     }
 }
 
@@ -167,6 +215,32 @@ fn capture_drum(voice: &DrumVoice, view: &mut MembraneView) {
     resample(drum.tube.current_displacement(), &mut view.tube_displacement_m);
 }
 
+fn capture_lab(engine: &Engine, view: &mut LabView) {
+    let lab = engine.lab();
+    let (key, drum, model, friction) = match lab.source() {
+        Some(LabSource::String(i)) => {
+            let voice = &engine.voices()[i];
+            (voice.note.note, false, voice.friction_model(), *voice.friction_params())
+        }
+        Some(LabSource::Drum(i)) => {
+            let voice = &engine.drum_voices()[i];
+            (voice.note.note, true, voice.friction_model(), *voice.friction_params())
+        }
+        None => {
+            view.sounding = false;
+            return;
+        }
+    };
+    let last = lab.last();
+    view.sounding = !lab.is_empty();
+    (view.key, view.drum, view.model, view.friction) = (key, drum, model, friction);
+    view.generation = lab.generation();
+    view.normal_force_n = last.normal_force_n as f32;
+    view.bow_velocity_mps = last.bow_velocity_mps as f32;
+    view.sample_rate_hz = engine.sample_rate_hz() as f32;
+    view.samples = lab.copy_into(&mut view.force_n, &mut view.law_velocity_mps, &mut view.bow_point_velocity_mps);
+}
+
 /// Fills `snapshot` from the engine: the newest sounding strings (up to
 /// [`VIEW_STRINGS`], oldest first so lanes stay put) and the newest sounding drum.
 pub fn capture(engine: &Engine, snapshot: &mut ViewSnapshot) {
@@ -192,5 +266,6 @@ pub fn capture(engine: &Engine, snapshot: &mut ViewSnapshot) {
         Some(drum) => capture_drum(drum, &mut snapshot.membrane),
         None => snapshot.membrane.sounding = false,
     }
+    capture_lab(engine, &mut snapshot.lab);
     snapshot.sequence += 1;
 }

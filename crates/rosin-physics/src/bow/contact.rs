@@ -67,6 +67,25 @@ pub fn hyperbolic_law_for(friction: &ElastoPlasticParams) -> HyperbolicLaw {
     }
 }
 
+/// The law's steady curve: the friction force (N, on the bow, the sign of `velocity_mps`)
+/// that `model` settles to when the contact slides at a constant relative velocity, at
+/// `normal_force_n`. What a hysteresis loop is drawn against. The bristle laws hold the
+/// steady deflection `z_ss(v)` (so `s0 z_ss`, plus `s2 v` where the law has the viscous
+/// term: elasto-plastic and Dahl); the hyperbolic law is its curve `mu(v) fN`. No noise. At
+/// `v = 0` the steady force is anywhere in the static band: 0 is returned.
+pub fn steady_friction_force_n(model: FrictionModel, friction: &ElastoPlasticParams, normal_force_n: f64, velocity_mps: f64) -> f64 {
+    if velocity_mps == 0.0 || !(normal_force_n > 0.0) {
+        return 0.0;
+    }
+    let sign = velocity_mps.signum();
+    let bristle = || sign * friction.bristle_stiffness_n_per_m * friction.steady_state_deflection_m(normal_force_n, velocity_mps);
+    match model {
+        FrictionModel::ElastoPlastic | FrictionModel::Dahl => bristle() + friction.viscous_damping_kg_per_s * velocity_mps,
+        FrictionModel::PassiveRefined => bristle(),
+        FrictionModel::Hyperbolic => sign * hyperbolic_law_for(friction).coefficient(velocity_mps) * normal_force_n,
+    }
+}
+
 /// The bow's contact under any of the models. Only the chosen model's state moves.
 pub struct FrictionContact {
     /// The friction controls every model reads.
