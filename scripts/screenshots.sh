@@ -3,6 +3,9 @@
 # the mock Sensel's demo performance, and saves a PNG of each view:
 #   target/screenshots/string.png    the string view, a bowed G3 stopped by a second finger
 #   target/screenshots/membrane.png  the membrane view, the friction drum bowed
+#   target/screenshots/waveguide.png the string view with the waveguide engine playing
+#   target/screenshots/lab.png       the lab view: the bowed string's hysteresis loop over
+#                                    its law's curve, the stick/slip strip, the bow point
 # With --check it also verifies that each picture shows a moving model (the test suite
 # runs it so). Installs what it needs (Xvfb, ImageMagick, Mesa, ALSA and JACK headers).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -47,6 +50,8 @@ shot() {
 
 shot string
 shot membrane --set instrument=1 --set drum_quality=2
+shot waveguide --set string_engine=1
+shot lab
 
 if $check; then
     # The fraction of pixels in a colour range (ImageMagick's fx: r, g, b in 0..1).
@@ -57,9 +62,18 @@ if $check; then
     bow=$(fraction "$out/membrane.png" '(r - b > 0.3) ? 1 : 0')
     air=$(fraction "$out/membrane.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
     grey=$(convert "$out/membrane.png" -crop 460x460+440+110 -colorspace Gray -format '%[fx:standard_deviation]' info:)
+    # The waveguide's string is drawn like the other; the lab draws the loop (cyan), the
+    # law's curve (orange) and the strip (green stick, red slip).
+    waveguide=$(fraction "$out/waveguide.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
+    loop=$(fraction "$out/lab.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
+    curve=$(fraction "$out/lab.png" '(r>0.9 && g>0.45 && g<0.7 && b<0.3) ? 1 : 0')
+    stick=$(fraction "$out/lab.png" '(r<0.3 && g>0.55 && g<0.75 && b<0.45 && b>0.25) ? 1 : 0')
+    slip=$(fraction "$out/lab.png" '(r>0.7 && g<0.3 && b<0.3) ? 1 : 0')
     echo "string curve: $string of the pixels; drum bow: $bow; tube air: $air; membrane grey spread: $grey"
-    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" 'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03) }' || {
-        echo "The screenshots do not show the string and the membrane being played; see $out/" >&2
+    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip"
+    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" \
+        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001) }' || {
+        echo "The screenshots do not show the string, the membrane, the waveguide and the lab being played; see $out/" >&2
         exit 1
     }
 fi

@@ -17,6 +17,8 @@
 use rosin_engine::controller::gesture::{LaneGesture, PadLayout};
 use rosin_engine::controller::mapper::{Touch, STRING_FORCE_N_PER_G};
 use rosin_engine::controls::{self, ControlSpec, Taper, BOW_POSITION, FINGER_POSITION};
+use rosin_engine::view::snapshot::LabView;
+use rosin_physics::bow::contact::steady_friction_force_n;
 use rosin_physics::string::tuning::midi_key_to_hz;
 
 /// The virtual pad the mouse plays, with the Morph's size.
@@ -237,4 +239,45 @@ pub fn recording_path(unix_time_s: u64) -> std::path::PathBuf {
         home.join("Rosin").join("Gestures")
     });
     dir.join(format!("rosin-{unix_time_s}.rgest"))
+}
+
+/// How many periods of the followed note the lab view's loop shows.
+pub const LAB_PERIODS: f64 = 4.0;
+
+/// The lab view's window into the trace: the last [`LAB_PERIODS`] periods of the note (all
+/// the trace holds, for notes too low for that).
+pub fn lab_window(lab: &LabView) -> std::ops::Range<usize> {
+    let period = lab.sample_rate_hz as f64 / midi_key_to_hz(lab.key as f64);
+    let wanted = (LAB_PERIODS * period).ceil() as usize;
+    lab.samples.saturating_sub(wanted)..lab.samples
+}
+
+/// The loop plot's axes: the velocity range (m/s) the window covers and the force range (N)
+/// that holds both the loop and the steady curve over it, each with a tenth's margin.
+pub fn lab_axes(lab: &LabView, window: std::ops::Range<usize>) -> ((f64, f64), (f64, f64)) {
+    let span = |values: &[f32]| values.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v as f64), hi.max(v as f64)));
+    let (mut v_lo, mut v_hi) = span(&lab.law_velocity_mps[window.clone()]);
+    let (mut f_lo, mut f_hi) = span(&lab.force_n[window]);
+    if v_lo > v_hi {
+        (v_lo, v_hi, f_lo, f_hi) = (-0.1, 0.1, -1.0, 1.0);
+    }
+    for (_, f) in lab_steady_curve(lab, (v_lo, v_hi), 64) {
+        (f_lo, f_hi) = (f_lo.min(f), f_hi.max(f));
+    }
+    let pad = |lo: f64, hi: f64| {
+        let margin = 0.1 * (hi - lo).max(1e-6);
+        (lo - margin, hi + margin)
+    };
+    (pad(v_lo, v_hi), pad(f_lo, f_hi))
+}
+
+/// `points` samples of the followed law's steady curve over `velocities` (m/s), as
+/// (velocity, force); the static band at zero velocity is left out (the curve jumps there).
+pub fn lab_steady_curve(lab: &LabView, velocities: (f64, f64), points: usize) -> Vec<(f64, f64)> {
+    let (lo, hi) = velocities;
+    (0..points)
+        .map(|i| lo + (hi - lo) * i as f64 / (points.max(2) - 1) as f64)
+        .filter(|v| *v != 0.0)
+        .map(|v| (v, steady_friction_force_n(lab.model, &lab.friction, lab.normal_force_n as f64, v)))
+        .collect()
 }

@@ -2,7 +2,7 @@
 //! the Sensel's state, gesture recording, and the mouse as a bow.
 //!
 //! - [`logic`]: the pure parts (mouse to touches, host gestures, groups, formatting).
-//! - [`string_view`], [`membrane_view`]: the two views.
+//! - [`string_view`], [`membrane_view`], [`lab_view`]: the views.
 //! - [`controls_panel`]: the grouped sliders.
 //!
 //! The views read [`ViewSnapshot`]s from the audio thread through a triple buffer and
@@ -12,6 +12,7 @@
 //! executor, so that VST3 hosts get them on their GUI thread.
 
 pub mod controls_panel;
+pub mod lab_view;
 pub mod logic;
 pub mod membrane_view;
 pub mod string_view;
@@ -44,6 +45,8 @@ pub const MIN_SIZE: (f32, f32) = (760.0, 480.0);
 pub enum Tab {
     String,
     Membrane,
+    /// The live lab view: the loudest voice's hysteresis loop, stick/slip and bow point.
+    Lab,
 }
 
 /// Hands a parameter gesture to the host on its GUI thread.
@@ -100,6 +103,8 @@ pub struct RosinEditorApp {
     membrane: MembraneImage,
     frame_times_s: VecDeque<f64>,
     message: String,
+    /// The lab view's stick/slip strip, kept between frames.
+    sticking: Vec<bool>,
 }
 
 impl RosinEditorApp {
@@ -108,6 +113,7 @@ impl RosinEditorApp {
         let tab = match std::env::var("ROSIN_EDITOR_VIEW").as_deref() {
             Ok("membrane") => Some(Tab::Membrane),
             Ok("string") => Some(Tab::String),
+            Ok("lab") => Some(Tab::Lab),
             _ => None,
         };
         Self {
@@ -123,6 +129,7 @@ impl RosinEditorApp {
             membrane: MembraneImage::default(),
             frame_times_s: VecDeque::with_capacity(64),
             message: String::new(),
+            sticking: Vec::new(),
         }
     }
 
@@ -140,6 +147,7 @@ impl RosinEditorApp {
             ui.separator();
             ui.selectable_value(tab, Tab::String, "String");
             ui.selectable_value(tab, Tab::Membrane, "Membrane");
+            ui.selectable_value(tab, Tab::Lab, "Lab");
             ui.separator();
             match self.links.sensel.as_ref().and_then(|lazy| lazy.start()) {
                 Some(sensel) => {
@@ -275,6 +283,7 @@ impl NiceEguiApp for RosinEditorApp {
                     }
                 }
             }
+            Tab::Lab => lab_view::show(ui, &self.snapshot.lab, &mut self.sticking),
         });
         self.tab = Some(tab);
         self.play_mouse(time_s, tab);
