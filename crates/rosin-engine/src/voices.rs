@@ -14,7 +14,7 @@ use crate::play_modes::{self, LegatoState, STRINGS};
 pub use crate::voice::NotePattern;
 use crate::play_modes::StringPool;
 use crate::voice::{NoteId, StringVoice};
-use crate::view::lab::LabRecorder;
+use crate::view::lab::{LabRecorder, LAB_CHOOSE_SAMPLES};
 use rosin_physics::string::note_string::{GridCache, NoteStringDesign};
 
 /// How many string voices sound at once.
@@ -101,6 +101,8 @@ pub struct Engine {
     /// The loudest voice's bow contact, every sample, for the lab view.
     lab: Box<LabRecorder>,
     lab_enabled: bool,
+    /// Samples until the lab next looks for the loudest voice.
+    lab_choose_in: usize,
 }
 
 impl Engine {
@@ -146,6 +148,7 @@ impl Engine {
             terminated_count: 0,
             lab: Box::default(),
             lab_enabled: true,
+            lab_choose_in: 0,
         }
         .with_default_grids()
     }
@@ -584,7 +587,11 @@ impl Engine {
         let four_strings = self.play_mode() == PlayMode::FourStrings;
         let controls = self.controls;
         if self.lab_enabled {
-            self.lab.choose(&self.voices, &self.drums);
+            self.lab_choose_in = self.lab_choose_in.saturating_sub(out.len());
+            if self.lab_choose_in == 0 || self.lab.source().is_none() {
+                self.lab.choose(&self.voices, &self.drums);
+                self.lab_choose_in = LAB_CHOOSE_SAMPLES;
+            }
         }
         let record_lab = self.lab_enabled && self.lab.source().is_some();
         for sample in out.iter_mut() {

@@ -7,8 +7,8 @@
 //! bow-point velocity from it.
 //!
 //! Fixed arrays only: recording a sample writes three numbers and moves an index, so it
-//! never allocates. Which voice is followed is chosen once per rendered block, from each
-//! voice's recent peak level; a voice is only left for one at least [`SWITCH_RATIO`] louder
+//! never allocates. Which voice is followed is chosen at the start of a block, every
+//! [`LAB_CHOOSE_SAMPLES`], from each voice's recent peak level; a voice is only left for one at least [`SWITCH_RATIO`] louder
 //! (or when it ends), so a chord's loop does not jump between its notes.
 
 use crate::drum_voice::DrumVoice;
@@ -18,6 +18,10 @@ use rosin_physics::friction::dupont::ElastoPlasticParams;
 
 /// Samples kept: 85 ms at 48 kHz, four periods of E2, more than one of the lowest string.
 pub const LAB_SAMPLES: usize = 4096;
+/// How often the engine looks for the loudest voice (samples; 21 ms at 48 kHz), at the
+/// start of the first block after each such stretch: looking costs a pass over every voice,
+/// which at every block of a small host buffer would cost as much as the recording.
+pub const LAB_CHOOSE_SAMPLES: usize = 1024;
 /// How much louder another voice must be for the lab to follow it instead.
 pub const SWITCH_RATIO: f64 = 2.0;
 /// A stuck contact starts to slip when the law's relative velocity passes this multiple of
@@ -73,7 +77,6 @@ pub struct LabRecorder {
     bow_point_velocity_mps: [f32; LAB_SAMPLES],
     next: usize,
     filled: usize,
-    last: ContactProbe,
 }
 
 impl Default for LabRecorder {
@@ -86,7 +89,6 @@ impl Default for LabRecorder {
             bow_point_velocity_mps: [0.0; LAB_SAMPLES],
             next: 0,
             filled: 0,
-            last: ContactProbe::default(),
         }
     }
 }
@@ -98,11 +100,6 @@ impl LabRecorder {
 
     pub fn generation(&self) -> u32 {
         self.generation
-    }
-
-    /// The newest sample recorded.
-    pub fn last(&self) -> &ContactProbe {
-        &self.last
     }
 
     /// How many samples the ring holds (up to [`LAB_SAMPLES`]).
@@ -157,7 +154,6 @@ impl LabRecorder {
         self.bow_point_velocity_mps[self.next] = probe.bow_point_velocity_mps as f32;
         self.next = (self.next + 1) % LAB_SAMPLES;
         self.filled = (self.filled + 1).min(LAB_SAMPLES);
-        self.last = probe;
     }
 
     /// Copies the ring, oldest first, into the three slices (each [`LAB_SAMPLES`] long);

@@ -217,21 +217,20 @@ fn capture_drum(voice: &DrumVoice, view: &mut MembraneView) {
 
 fn capture_lab(engine: &Engine, view: &mut LabView) {
     let lab = engine.lab();
-    let (key, drum, model, friction) = match lab.source() {
+    let (key, drum, model, friction, last) = match lab.source() {
         Some(LabSource::String(i)) => {
             let voice = &engine.voices()[i];
-            (voice.note.note, false, voice.friction_model(), *voice.friction_params())
+            (voice.note.note, false, voice.friction_model(), *voice.friction_params(), voice.contact_probe())
         }
         Some(LabSource::Drum(i)) => {
             let voice = &engine.drum_voices()[i];
-            (voice.note.note, true, voice.friction_model(), *voice.friction_params())
+            (voice.note.note, true, voice.friction_model(), *voice.friction_params(), voice.contact_probe())
         }
         None => {
             view.sounding = false;
             return;
         }
     };
-    let last = lab.last();
     view.sounding = !lab.is_empty();
     (view.key, view.drum, view.model, view.friction) = (key, drum, model, friction);
     view.generation = lab.generation();
