@@ -6,6 +6,7 @@
 #   target/screenshots/waveguide.png the string view with the waveguide engine playing
 #   target/screenshots/lab.png       the lab view: the bowed string's hysteresis loop over
 #                                    its law's curve, the stick/slip strip, the bow point
+#   target/screenshots/guettler.png  the lab's Guettler diagram of G3, swept in the background
 # With --check it also verifies that each picture shows a moving model (the test suite
 # runs it so). Installs what it needs (Xvfb, ImageMagick, Mesa, ALSA and JACK headers).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -52,6 +53,7 @@ shot string
 shot membrane --set instrument=1 --set drum_quality=2
 shot waveguide --set string_engine=1
 shot lab
+shot guettler
 
 if $check; then
     # The fraction of pixels in a colour range (ImageMagick's fx: r, g, b in 0..1).
@@ -70,9 +72,13 @@ if $check; then
     stick=$(fraction "$out/lab.png" '(r<0.3 && g>0.55 && g<0.75 && b<0.45 && b>0.25) ? 1 : 0')
     slip=$(fraction "$out/lab.png" '(r>0.7 && g<0.3 && b<0.3) ? 1 : 0')
     echo "string curve: $string of the pixels; drum bow: $bow; tube air: $air; membrane grey spread: $grey"
-    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip"
-    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" \
-        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001) }' || {
+    # The Guettler diagram has cells where Helmholtz motion came (green to orange) and
+    # where it never did (dark red).
+    quick=$(fraction "$out/guettler.png" '(r>0.2 && r<0.6 && g>0.6 && b<0.3) ? 1 : 0')
+    never=$(fraction "$out/guettler.png" '(r>0.38 && r<0.48 && g<0.15 && b<0.15) ? 1 : 0')
+    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip; Guettler quick: $quick, never: $never"
+    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" -v q="$quick" -v n="$never" \
+        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001 && q > 0.005 && n > 0.005) }' || {
         echo "The screenshots do not show the string, the membrane, the waveguide and the lab being played; see $out/" >&2
         exit 1
     }

@@ -234,3 +234,29 @@ fn the_waveguide_is_drawn_like_the_finite_difference_string() {
     assert!(string.displacement_m[..stopped].iter().all(|u| *u == 0.0), "behind the finger the string is still");
     assert_eq!(*string.displacement_m.last().unwrap(), 0.0, "the bridge holds");
 }
+
+#[test]
+fn the_guettler_job_sweeps_in_the_background_and_stops_when_dropped() {
+    use rosin_engine::guettler::{GuettlerPlan, GuettlerRunner};
+    let plan = GuettlerPlan::around(55, &Controls::default(), 48_000.0, 3);
+    let job = GuettlerJob::start(plan.clone());
+    let start = std::time::Instant::now();
+    while !job.is_finished() {
+        assert!(start.elapsed().as_secs() < 120, "the sweep did not finish: {:?}", job.progress());
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(job.progress(), (9, 9));
+    // The same cells as a runner played here, in order.
+    let mut runner = GuettlerRunner::new(plan.clone());
+    let expected: Vec<Option<Option<f64>>> = (0..9).map(|i| Some(runner.run_cell(i))).collect();
+    assert_eq!(job.results(), expected);
+    assert!(expected[4].unwrap().is_some(), "the default bowing reaches Helmholtz motion");
+    // The marker's place: the current settings in the middle cell.
+    assert!((log_axis_position(&plan.forces_n, plan.current().0) - 1.0).abs() < 1e-9);
+    assert!((log_axis_position(&plan.accelerations_mps2, plan.current().1) - 1.0).abs() < 1e-9);
+    // A job dropped mid-sweep stops after its cell; a cancelled one reports itself finished.
+    let big = GuettlerJob::start(GuettlerPlan::around(40, &Controls::default(), 48_000.0, 9));
+    big.cancel();
+    assert!(big.is_finished());
+    drop(big);
+}

@@ -145,3 +145,28 @@ fn recording_and_capturing_never_allocate_and_silence_records_nothing() {
     off.render(&mut block);
     assert!(off.lab().is_empty());
 }
+
+#[test]
+fn the_guettler_sweep_of_the_played_note_finds_helmholtz_at_the_defaults_and_not_when_pressed_far_too_hard() {
+    use rosin_engine::guettler::{attack_acceleration_mps2, GuettlerPlan, GuettlerRunner};
+    // A 3 x 3 diagram around the defaults on G3: the middle cell is the default bowing,
+    // which sets up Helmholtz motion quickly; the diagram's own settings sit there.
+    let controls = Controls::default();
+    let plan = GuettlerPlan::around(55, &controls, RATE_HZ, 3);
+    assert_eq!(plan.cells(), 9);
+    assert_eq!(plan.cell(4), (controls.bow_force_n, attack_acceleration_mps2(&controls)));
+    assert_eq!(plan.current(), plan.cell(4));
+    let mut runner = GuettlerRunner::new(plan.clone());
+    let transients: Vec<Option<f64>> = (0..plan.cells()).map(|i| runner.run_cell(i)).collect();
+    for (i, t) in transients.iter().enumerate() {
+        let (f, a) = plan.cell(i);
+        println!("force {f:5.2} N, acceleration {a:6.3} m/s^2: {}", t.map_or("no Helmholtz motion".into(), |t| format!("{:.0} ms", 1e3 * t)));
+    }
+    let middle = transients[4].expect("the default bowing of G3 reaches Helmholtz motion");
+    assert!(middle < 0.3, "the default bowing takes {middle} s");
+    // The same cell again gives the same answer: every run starts from rest.
+    assert_eq!(runner.run_cell(4), transients[4]);
+    // Far too hard (20 times the force, beyond Schelleng's maximum): raucous, never Helmholtz.
+    let crushing = GuettlerPlan { forces_n: vec![20.0 * controls.bow_force_n], accelerations_mps2: vec![attack_acceleration_mps2(&controls)], ..plan };
+    assert_eq!(GuettlerRunner::new(crushing).run_cell(0), None);
+}

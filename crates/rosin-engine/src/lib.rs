@@ -13,7 +13,9 @@
 //! - [`presets`], [`state`]: factory presets and saved-state versions with their migrations.
 //! - [`user_presets`]: a player's own presets as text files.
 //! - [`controller`]: touch gestures (from a Sensel Morph or a mouse) and their lock-free bus.
-//! - [`view`]: the lock-free snapshot of what plays, for the editor's views.
+//! - [`view`]: the lock-free snapshot of what plays, for the editor's views, with the lab
+//!   view's per-sample record of the loudest voice's bow contact.
+//! - [`guettler`]: a Guettler diagram of the note being played, swept off the audio thread.
 //! - [`dsp::host_rate`]: any host sample rate, on physics that runs where it is tested.
 //! - [`render`]: offline rendering of MIDI files, gesture recordings and the demo phrase.
 
@@ -23,6 +25,7 @@ pub mod drum_voice;
 pub mod dsp;
 pub mod envelope;
 pub mod expression;
+pub mod guettler;
 pub mod play_modes;
 pub mod presets;
 pub mod render;

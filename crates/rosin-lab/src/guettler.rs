@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use super::{BowRecorder, SlipDetector, SAMPLE_RATE_HZ, STRING_FREQUENCY_HZ};
 use rosin_physics::bow::bowed_string::BowingControls;
 use rosin_physics::bow::contact::FrictionModel;
+use rosin_physics::bow::helmholtz::{helmholtz_onset, HelmholtzCriteria};
 
 /// The diagram's runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,19 +103,13 @@ pub fn slip_onsets(settings: &GuettlerSettings, normal_force_n: f64, acceleratio
 /// The transient length (s) given a run's slip onsets, or `None` if it never settled into
 /// one slip per period before the run's end.
 pub fn transient_from_onsets(onsets: &[usize], settings: &GuettlerSettings) -> Option<f64> {
-    let period = SAMPLE_RATE_HZ / STRING_FREQUENCY_HZ;
-    let run = settings.run_s * SAMPLE_RATE_HZ;
-    let last = *onsets.last()?;
-    // Still slipping once a period at the end.
-    if run - last as f64 > (1.0 + settings.period_tolerance) * period {
-        return None;
-    }
-    let good = |a: usize, b: usize| ((b - a) as f64 - period).abs() <= settings.period_tolerance * period;
-    let mut first = onsets.len() - 1;
-    while first > 0 && good(onsets[first - 1], onsets[first]) {
-        first -= 1;
-    }
-    (onsets.len() - 1 - first >= settings.min_periods).then(|| onsets[first] as f64 / SAMPLE_RATE_HZ)
+    let criteria = HelmholtzCriteria {
+        period_samples: SAMPLE_RATE_HZ / STRING_FREQUENCY_HZ,
+        run_samples: settings.run_s * SAMPLE_RATE_HZ,
+        period_tolerance: settings.period_tolerance,
+        min_periods: settings.min_periods,
+    };
+    helmholtz_onset(onsets, &criteria).map(|onset| onset as f64 / SAMPLE_RATE_HZ)
 }
 
 /// The transient length (s) of one run, or `None` for no Helmholtz motion.

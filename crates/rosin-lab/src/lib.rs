@@ -105,44 +105,7 @@ impl BowRecorder {
     }
 }
 
-/// Counts slips. In Helmholtz motion the string flies back past the bow at about
-/// `vb / beta` (`beta` the bow's distance from the bridge as a fraction of the length), and
-/// sticks, give or take the bristle's or the bow hair's ringing, at the bow's velocity. A slip
-/// starts when the relative velocity falls below [`SLIP_ENTER`] of `-vb / beta` and ends when
-/// it rises above [`SLIP_LEAVE`] of it: thresholds that scale with the bow's speed stay
-/// meaningful while the bow accelerates, and the gap between them keeps a ragged slip from
-/// counting twice.
-#[derive(Clone, Copy, Debug)]
-pub struct SlipDetector {
-    slipping: bool,
-    inverse_position: f64,
-}
-
-/// Where a slip starts, as a fraction of the ideal slip velocity `vb / beta`.
-pub const SLIP_ENTER: f64 = 0.4;
-/// Where it ends.
-pub const SLIP_LEAVE: f64 = 0.15;
-
-impl SlipDetector {
-    pub fn new(bow_position: f64) -> Self {
-        Self { slipping: false, inverse_position: 1.0 / bow_position.clamp(0.01, 1.0) }
-    }
-
-    /// Whether a slip starts at this sample.
-    pub fn starts(&mut self, relative_velocity_mps: f64, bow_speed_mps: f64) -> bool {
-        // A floor keeps the first few samples, with the bow barely moving, from counting
-        // rounding as slips.
-        let slip_speed = (bow_speed_mps.abs() * self.inverse_position).max(1e-4);
-        if !self.slipping && relative_velocity_mps < -SLIP_ENTER * slip_speed {
-            self.slipping = true;
-            return true;
-        }
-        if self.slipping && relative_velocity_mps > -SLIP_LEAVE * slip_speed {
-            self.slipping = false;
-        }
-        false
-    }
-}
+pub use rosin_physics::bow::helmholtz::{SlipDetector, SLIP_ENTER, SLIP_LEAVE};
 
 /// Parses a model name as the command line gives it.
 pub fn parse_model(name: &str) -> Option<FrictionModel> {

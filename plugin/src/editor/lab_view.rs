@@ -4,10 +4,15 @@
 //! contact sticks, red while it slips) and the velocity of the string or membrane under the
 //! bow against the bow's own (yellow line). The data come from the audio thread's
 //! recording ([`rosin_engine::view::lab`]) in each snapshot.
+//!
+//! Its second page sweeps a Guettler diagram of the note ([`rosin_engine::guettler`]) in a
+//! background thread, with a progress bar, and marks where the current bow settings sit.
 
 use egui::{pos2, Align2, Color32, FontId, Rect, Sense, Shape, Stroke};
 
-use super::logic::{lab_axes, lab_steady_curve, lab_window, note_name, LAB_PERIODS};
+use super::logic::{lab_axes, lab_steady_curve, lab_window, log_axis_position, note_name, GuettlerJob, GUETTLER_CELLS, LAB_PERIODS};
+use rosin_engine::controls::Controls;
+use rosin_engine::guettler::GuettlerPlan;
 use rosin_engine::view::lab::stick_slip;
 use rosin_engine::view::snapshot::LabView;
 
@@ -98,4 +103,84 @@ pub fn show(ui: &mut egui::Ui, lab: &LabView, sticking: &mut Vec<bool>) {
     painter.add(Shape::line(points, Stroke::new(1.2, LOOP_COLOUR)));
     painter.text(pos2(trace.left() + 4.0, trace.top() + 2.0), Align2::LEFT_TOP, "velocity under the bow (cyan), the bow's (yellow)", font.clone(), TEXT_COLOUR);
     painter.text(pos2(trace.right(), trace.bottom() + 2.0), Align2::RIGHT_TOP, format!("{:.1} ms, {:+.3} .. {:+.3} m/s", 1e3 * window.len() as f64 / lab.sample_rate_hz as f64, range.0, range.1), font, TEXT_COLOUR);
+}
+
+/// The colour of a Guettler cell: green for a quick start (within
+/// [`rosin_engine::guettler::GUETTLER_RUN_S`]'s first tenth), through yellow to orange for a
+/// slow one, dark red where Helmholtz motion never came, grey while unplayed.
+fn transient_colour(cell: Option<Option<f64>>) -> Color32 {
+    match cell {
+        None => Color32::from_gray(45),
+        Some(None) => Color32::from_rgb(110, 25, 25),
+        Some(Some(t)) => {
+            let slow = (t / (0.6 * rosin_engine::guettler::GUETTLER_RUN_S)).clamp(0.0, 1.0) as f32;
+            Color32::from_rgb((60.0 + 195.0 * slow) as u8, (200.0 - 80.0 * slow) as u8, 60)
+        }
+    }
+}
+
+/// The Guettler page: a button that sweeps the diagram of `key` with `controls` in the
+/// background, its progress, and the diagram with the current settings marked.
+pub fn show_guettler(ui: &mut egui::Ui, job: &mut Option<GuettlerJob>, key: u8, controls: &Controls, sample_rate_hz: f64) {
+    // The screenshot script opens this page with a sweep under way.
+    if job.is_none() && std::env::var("ROSIN_EDITOR_VIEW").as_deref() == Ok("guettler") {
+        *job = Some(GuettlerJob::start(GuettlerPlan::around(key, controls, sample_rate_hz, GUETTLER_CELLS)));
+    }
+    let running = job.as_ref().is_some_and(|j| !j.is_finished());
+    ui.horizontal(|ui| {
+        let label = format!("Sweep {} ({}), {GUETTLER_CELLS} x {GUETTLER_CELLS}", note_name(key), rosin_physics::bow::contact::FrictionModel::from_index(controls.friction_model.round().max(0.0) as usize).name());
+        if ui.add_enabled(!running, egui::Button::new(label)).on_hover_text("Plays the note from rest at each bow force and attack acceleration around the current ones, in a background thread, and maps how long Helmholtz motion takes to start").clicked() {
+            *job = Some(GuettlerJob::start(GuettlerPlan::around(key, controls, sample_rate_hz, GUETTLER_CELLS)));
+        }
+        if running && ui.button("Cancel").clicked() {
+            if let Some(j) = job.as_ref() {
+                j.cancel();
+            }
+        }
+        if let Some(j) = job.as_ref() {
+            let (done, total) = j.progress();
+            ui.add(egui::ProgressBar::new(done as f32 / total.max(1) as f32).text(format!("{done} / {total} cells")).desired_width(200.0));
+        }
+    });
+    let size = ui.available_size();
+    let (response, painter) = ui.allocate_painter(size, Sense::hover());
+    let rect = response.rect;
+    painter.rect_filled(rect, 4.0, Color32::from_gray(18));
+    let font = FontId::proportional(12.0);
+    let Some(j) = job.as_ref() else {
+        painter.text(rect.center(), Align2::CENTER_CENTER, "A Guettler diagram: how long the bow takes to set up Helmholtz motion,\nover bow force and the attack's acceleration, for the note and settings of the moment", font, TEXT_COLOUR);
+        return;
+    };
+    let plan = j.plan();
+    let results = j.results();
+    let (rows, columns) = (plan.forces_n.len(), plan.accelerations_mps2.len());
+    let side = (rect.width() - 90.0).min(rect.height() - 60.0).max(40.0);
+    let grid = Rect::from_min_size(pos2(rect.left() + 70.0, rect.top() + 12.0), egui::vec2(side, side));
+    let (cell_w, cell_h) = (side / columns as f32, side / rows as f32);
+    for (index, cell) in results.iter().enumerate() {
+        let (row, column) = (index / columns, index % columns);
+        // The lowest force at the bottom.
+        let min = pos2(grid.left() + column as f32 * cell_w, grid.bottom() - (row + 1) as f32 * cell_h);
+        painter.rect_filled(Rect::from_min_size(min, egui::vec2(cell_w - 1.0, cell_h - 1.0)), 0.0, transient_colour(*cell));
+    }
+    // The current settings (they may have moved since the sweep).
+    let (force, acceleration) = (controls.bow_force_n, rosin_engine::guettler::attack_acceleration_mps2(controls));
+    let x = grid.left() + (log_axis_position(&plan.accelerations_mps2, acceleration) as f32 + 0.5) * cell_w;
+    let y = grid.bottom() - (log_axis_position(&plan.forces_n, force) as f32 + 0.5) * cell_h;
+    painter.circle_stroke(pos2(x.clamp(grid.left(), grid.right()), y.clamp(grid.top(), grid.bottom())), 0.3 * cell_w.min(cell_h), Stroke::new(2.0, Color32::WHITE));
+    let first = |axis: &[f64]| axis.first().copied().unwrap_or(0.0);
+    let last = |axis: &[f64]| axis.last().copied().unwrap_or(0.0);
+    painter.text(pos2(grid.left() - 4.0, grid.top()), Align2::RIGHT_TOP, format!("{:.2} N", last(&plan.forces_n)), font.clone(), TEXT_COLOUR);
+    painter.text(pos2(grid.left() - 4.0, grid.bottom()), Align2::RIGHT_BOTTOM, format!("{:.2} N", first(&plan.forces_n)), font.clone(), TEXT_COLOUR);
+    painter.text(pos2(grid.left() - 4.0, grid.center().y), Align2::RIGHT_CENTER, "bow force\n(log)", font.clone(), TEXT_COLOUR);
+    painter.text(pos2(grid.left(), grid.bottom() + 4.0), Align2::LEFT_TOP, format!("{:.3} m/s²", first(&plan.accelerations_mps2)), font.clone(), TEXT_COLOUR);
+    painter.text(pos2(grid.right(), grid.bottom() + 4.0), Align2::RIGHT_TOP, format!("{:.3} m/s²", last(&plan.accelerations_mps2)), font.clone(), TEXT_COLOUR);
+    painter.text(pos2(grid.center().x, grid.bottom() + 4.0), Align2::CENTER_TOP, "attack acceleration (log)", font.clone(), TEXT_COLOUR);
+    painter.text(
+        pos2(grid.left(), grid.bottom() + 22.0),
+        Align2::LEFT_TOP,
+        "green: Helmholtz motion at once, to orange: after 300 ms or more;\ndark red: not within 0.5 s; white ring: the current settings",
+        font,
+        TEXT_COLOUR,
+    );
 }

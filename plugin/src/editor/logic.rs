@@ -17,6 +17,10 @@
 use rosin_engine::controller::gesture::{LaneGesture, PadLayout};
 use rosin_engine::controller::mapper::{Touch, STRING_FORCE_N_PER_G};
 use rosin_engine::controls::{self, ControlSpec, Taper, BOW_POSITION, FINGER_POSITION};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rosin_engine::guettler::{GuettlerPlan, GuettlerRunner};
 use rosin_engine::view::snapshot::LabView;
 use rosin_physics::bow::contact::steady_friction_force_n;
 use rosin_physics::string::tuning::midi_key_to_hz;
@@ -280,4 +284,86 @@ pub fn lab_steady_curve(lab: &LabView, velocities: (f64, f64), points: usize) ->
         .filter(|v| *v != 0.0)
         .map(|v| (v, steady_friction_force_n(lab.model, &lab.friction, lab.normal_force_n as f64, v)))
         .collect()
+}
+
+/// A Guettler diagram swept in a background thread (issue 17), a cell at a time: the
+/// editor polls its progress and results each frame. Dropping it asks the thread to stop
+/// after the cell it is playing, without waiting for it.
+pub struct GuettlerJob {
+    plan: GuettlerPlan,
+    done: Arc<AtomicUsize>,
+    cancel: Arc<AtomicBool>,
+    /// Each cell's transient once played: `Some(None)` for no Helmholtz motion.
+    results: Arc<Mutex<Vec<Option<Option<f64>>>>>,
+}
+
+impl GuettlerJob {
+    /// Starts sweeping `plan` on a thread of its own.
+    pub fn start(plan: GuettlerPlan) -> Self {
+        let done = Arc::new(AtomicUsize::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let results = Arc::new(Mutex::new(vec![None; plan.cells()]));
+        let (thread_done, thread_cancel, thread_results, thread_plan) = (done.clone(), cancel.clone(), results.clone(), plan.clone());
+        let spawned = std::thread::Builder::new().name("rosin-guettler".into()).spawn(move || {
+            let mut runner = GuettlerRunner::new(thread_plan);
+            for index in 0..runner.plan().cells() {
+                if thread_cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                let transient = runner.run_cell(index);
+                if let Ok(mut results) = thread_results.lock() {
+                    results[index] = Some(transient);
+                }
+                thread_done.fetch_add(1, Ordering::Release);
+            }
+        });
+        if spawned.is_err() {
+            // No thread to be had: the job reports itself stopped with nothing done.
+            cancel.store(true, Ordering::Relaxed);
+        }
+        Self { plan, done, cancel, results }
+    }
+
+    pub fn plan(&self) -> &GuettlerPlan {
+        &self.plan
+    }
+
+    /// (cells played, cells in all).
+    pub fn progress(&self) -> (usize, usize) {
+        (self.done.load(Ordering::Acquire), self.plan.cells())
+    }
+
+    pub fn is_finished(&self) -> bool {
+        let (done, total) = self.progress();
+        done == total || self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// The cells played so far.
+    pub fn results(&self) -> Vec<Option<Option<f64>>> {
+        self.results.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Drop for GuettlerJob {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+/// How many cells along each side of the editor's Guettler diagram (odd, so the current
+/// settings have a cell of their own in the middle).
+pub const GUETTLER_CELLS: usize = 9;
+
+/// Where a value sits along a log axis of cell centres, in cells from the first (may fall
+/// outside `0 ..= len - 1` when the settings moved since the sweep).
+pub fn log_axis_position(axis: &[f64], value: f64) -> f64 {
+    match axis {
+        [] => 0.0,
+        [_] => 0.0,
+        [first, .., last] => (value / first).ln() / (last / first).ln() * (axis.len() - 1) as f64,
+    }
 }

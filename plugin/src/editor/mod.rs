@@ -105,6 +105,11 @@ pub struct RosinEditorApp {
     message: String,
     /// The lab view's stick/slip strip, kept between frames.
     sticking: Vec<bool>,
+    /// The lab tab's page: the live contact, or the Guettler diagram.
+    guettler_page: bool,
+    guettler: Option<logic::GuettlerJob>,
+    /// The note the lab last followed: the Guettler diagram's note when none sounds.
+    lab_key: u8,
 }
 
 impl RosinEditorApp {
@@ -113,7 +118,7 @@ impl RosinEditorApp {
         let tab = match std::env::var("ROSIN_EDITOR_VIEW").as_deref() {
             Ok("membrane") => Some(Tab::Membrane),
             Ok("string") => Some(Tab::String),
-            Ok("lab") => Some(Tab::Lab),
+            Ok("lab") | Ok("guettler") => Some(Tab::Lab),
             _ => None,
         };
         Self {
@@ -130,6 +135,9 @@ impl RosinEditorApp {
             frame_times_s: VecDeque::with_capacity(64),
             message: String::new(),
             sticking: Vec::new(),
+            guettler_page: std::env::var("ROSIN_EDITOR_VIEW").as_deref() == Ok("guettler"),
+            guettler: None,
+            lab_key: 55,
         }
     }
 
@@ -283,7 +291,21 @@ impl NiceEguiApp for RosinEditorApp {
                     }
                 }
             }
-            Tab::Lab => lab_view::show(ui, &self.snapshot.lab, &mut self.sticking),
+            Tab::Lab => {
+                if self.snapshot.lab.sounding {
+                    self.lab_key = self.snapshot.lab.key;
+                }
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut self.guettler_page, false, "Live contact");
+                    ui.selectable_value(&mut self.guettler_page, true, "Guettler diagram");
+                });
+                if self.guettler_page {
+                    let rate = self.snapshot.lab.sample_rate_hz as f64;
+                    lab_view::show_guettler(ui, &mut self.guettler, self.lab_key, &params.controls(), rate);
+                } else {
+                    lab_view::show(ui, &self.snapshot.lab, &mut self.sticking);
+                }
+            }
         });
         self.tab = Some(tab);
         self.play_mouse(time_s, tab);

@@ -3,6 +3,7 @@
 //! - [`contact`]: the bow's contact through whichever friction law is chosen, with bow hair
 //!   for the refined law.
 //! - [`hair`]: matusiak2025's compliant bow hair (eq. 26).
+//! - [`helmholtz`]: slips under the bow, and when they settle into Helmholtz motion.
 //! - [`bowed_string`]: the finite-difference string bowed at a point, with the stopping
 //!   finger (willemsen2019).
 //! - [`lumped`]: matusiak2025's bowed lumped mass, the test bed of the energy balance.
@@ -12,6 +13,7 @@
 pub mod bowed_string;
 pub mod contact;
 pub mod hair;
+pub mod helmholtz;
 pub mod hifi_bow;
 pub mod hifi_contact;
 pub mod hifi_params;
