@@ -59,6 +59,9 @@ const CONTRACT_IDS: &[&str] = &[
     "friction_model",
     "string_engine",
     "drum_friction_model",
+    "bow_model",
+    "bow_width",
+    "bow_torsion",
 ];
 
 fn library() -> ClapLibrary {

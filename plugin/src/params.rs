@@ -97,6 +97,12 @@ pub struct RosinParams {
     pub string_engine: IntParam,
     #[id = "drum_friction_model"]
     pub drum_friction_model: IntParam,
+    #[id = "bow_model"]
+    pub bow_model: IntParam,
+    #[id = "bow_width"]
+    pub bow_width: IntParam,
+    #[id = "bow_torsion"]
+    pub bow_torsion: IntParam,
 }
 
 /// Starting values that replace the specs' defaults for this process: set once by
@@ -211,6 +217,9 @@ impl Default for RosinParams {
             friction_model: choice(&controls::FRICTION_MODEL),
             string_engine: choice(&controls::STRING_ENGINE),
             drum_friction_model: choice(&controls::DRUM_FRICTION_MODEL),
+            bow_model: choice(&controls::BOW_MODEL),
+            bow_width: choice(&controls::BOW_WIDTH),
+            bow_torsion: choice(&controls::BOW_TORSION),
         }
     }
 }
@@ -260,6 +269,9 @@ impl RosinParams {
             "friction_model" => Int(&self.friction_model),
             "string_engine" => Int(&self.string_engine),
             "drum_friction_model" => Int(&self.drum_friction_model),
+            "bow_model" => Int(&self.bow_model),
+            "bow_width" => Int(&self.bow_width),
+            "bow_torsion" => Int(&self.bow_torsion),
             _ => return None,
         })
     }

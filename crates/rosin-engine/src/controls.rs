@@ -110,6 +110,11 @@ spec!(FRICTION_MODEL, "friction_model", "Friction Model", choices &["Dupont Elas
 spec!(STRING_ENGINE, "string_engine", "String Engine", choices &["Finite Difference", "Waveguide"], 0.0);
 // The drum bow's friction law, its own control so that projects saved before the drum had a
 // choice (when it always played Dupont's law) sound as they did.
+// The bow a string note plays (issue 17): a point, or matusiak2025's ribbon of finite width
+// touching at 1 to 4 points, with or without the string's torsion. Read when a note starts.
+spec!(BOW_MODEL, "bow_model", "Bow Model", choices &["Point", "Ribbon"], 0.0);
+spec!(BOW_WIDTH, "bow_width", "Bow Width", choices &["1 point", "2 points", "3 points", "4 points"], 3.0);
+spec!(BOW_TORSION, "bow_torsion", "Torsion", choices &["Off", "On"], 1.0);
 spec!(DRUM_FRICTION_MODEL, "drum_friction_model", "Drum Friction Model", choices &["Dupont Elasto-Plastic (2019)", "Passive Refined (2025)", "Hyperbolic (1999)", "Dahl (1999)"], 0.0);
 
 /// Every control, in display order.
@@ -156,6 +161,9 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("sympathetic", "How strongly the bowed string drives the others (Four Strings)"),
     ("friction_model", "The bow's friction law on the strings (see *Friction models*); taken up when the bow next touches a string"),
     ("string_engine", "The string model (see *String engines*); read when a note starts"),
+    ("bow_model", "The bow on a string (see *The ribbon bow*): a point, under Friction Model's law, or matusiak2025's ribbon of finite width with bow hair and the refined law at each contact; read when a note starts"),
+    ("bow_width", "How many points the ribbon bow touches the string at, across its 1 cm; read when a note starts"),
+    ("bow_torsion", "Whether the ribbon bow twists the string (its torsional waves); read when a note starts"),
     ("drum_friction_model", "The drum bow's friction law (see *Friction models*); taken up when a drum note starts"),
 ];
 
@@ -207,6 +215,9 @@ pub const ALL: &[ControlSpec] = &[
     FRICTION_MODEL,
     STRING_ENGINE,
     DRUM_FRICTION_MODEL,
+    BOW_MODEL,
+    BOW_WIDTH,
+    BOW_TORSION,
 ];
 
 /// Looks a control up by its ID.
@@ -283,6 +294,12 @@ pub struct Controls {
     /// Index into [`rosin_physics::bow::contact::FrictionModel::ALL`] for the drum's bow;
     /// read when a drum note starts.
     pub drum_friction_model: f64,
+    /// 0 the point bow, 1 the ribbon bow; read when a note starts.
+    pub bow_model: f64,
+    /// The ribbon's contact points less one (0 to 3).
+    pub bow_width: f64,
+    /// 1: the ribbon bow twists the string.
+    pub bow_torsion: f64,
 }
 
 /// How notes are given to strings.
@@ -358,6 +375,9 @@ impl Controls {
             friction_model: get(&FRICTION_MODEL),
             string_engine: get(&STRING_ENGINE),
             drum_friction_model: get(&DRUM_FRICTION_MODEL),
+            bow_model: get(&BOW_MODEL),
+            bow_width: get(&BOW_WIDTH),
+            bow_torsion: get(&BOW_TORSION),
         }
     }
 
@@ -404,6 +424,9 @@ impl Controls {
             "friction_model" => self.friction_model,
             "string_engine" => self.string_engine,
             "drum_friction_model" => self.drum_friction_model,
+            "bow_model" => self.bow_model,
+            "bow_width" => self.bow_width,
+            "bow_torsion" => self.bow_torsion,
             _ => return None,
         })
     }

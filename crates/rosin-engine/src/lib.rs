@@ -29,6 +29,7 @@ pub mod guettler;
 pub mod play_modes;
 pub mod presets;
 pub mod render;
+pub mod ribbon;
 pub mod state;
 pub mod user_presets;
 pub mod view;

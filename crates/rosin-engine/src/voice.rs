@@ -36,6 +36,7 @@ use rosin_physics::string::stiff_string::StringMaterial;
 use rosin_physics::string::tuning::{midi_key_to_hz, SchemeGrid};
 use rosin_physics::waveguide::reflection::StringLosses;
 use rosin_physics::waveguide::WaveguideString;
+use crate::ribbon::{BowModel, RibbonBow, RibbonShape};
 
 /// The most grid intervals a voice's string can have (the lowest note at 192 kHz needs
 /// about 560).
@@ -121,6 +122,10 @@ pub struct StringVoice {
     /// The waveguide has played since its lines were last cleared.
     waveguide_dirty: bool,
     engine: StringEngine,
+    /// matusiak2025's ribbon bow on the note's string, when it is the bow.
+    ribbon: Box<RibbonBow>,
+    bow_model: BowModel,
+    ribbon_shape: RibbonShape,
     /// The damping scale the waveguide's reflections were last designed for.
     waveguide_damping: f64,
     decimator: Decimator,
@@ -223,6 +228,9 @@ impl StringVoice {
             waveguide: WaveguideString::new(WAVEGUIDE_LOWEST_HZ, sample_rate_hz),
             waveguide_dirty: false,
             engine: StringEngine::FiniteDifference,
+            ribbon: Box::new(RibbonBow::new(grid, material, MAX_INTERVALS)),
+            bow_model: BowModel::Point,
+            ribbon_shape: RibbonShape { points: 4, torsion: true },
             waveguide_damping: f64::NAN,
             decimator: Decimator::new(1),
             dc_blocker: DcBlocker::new(sample_rate_hz),
@@ -311,6 +319,16 @@ impl StringVoice {
     /// The bow's contact at the last sample, for the lab view.
     #[inline]
     pub fn contact_probe(&self) -> crate::view::lab::ContactProbe {
+        if self.bow_model == BowModel::Ribbon {
+            let relative = self.ribbon.relative_velocity_mps();
+            return crate::view::lab::ContactProbe {
+                force_n: self.ribbon.force_n(),
+                law_velocity_mps: relative,
+                bow_point_velocity_mps: relative + self.applied.bow_velocity_mps,
+                bow_velocity_mps: self.applied.bow_velocity_mps,
+                normal_force_n: self.applied.normal_force_n,
+            };
+        }
         let contact = if self.engine == StringEngine::FiniteDifference { self.bowed.last_contact() } else { self.waveguide.last_contact() };
         crate::view::lab::ContactProbe {
             force_n: contact.force_n,
@@ -372,6 +390,7 @@ impl StringVoice {
         let design = string_set(controls.string_set).note_design(key, controls.string_stiffness, controls.damping_scale);
         self.age = age;
         self.engine = StringEngine::from_control(controls.string_engine);
+        self.choose_bow(controls);
         self.tune(key, design, grids);
         self.choose_friction(controls);
         self.note = note;
@@ -389,6 +408,7 @@ impl StringVoice {
     pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls, grids: &mut GridCache) {
         self.age = age;
         self.engine = StringEngine::from_control(controls.string_engine);
+        self.choose_bow(controls);
         self.tune(open_key, design, grids);
         self.choose_friction(controls);
         self.note = note;
@@ -432,6 +452,30 @@ impl StringVoice {
         }
     }
 
+    /// The bow model and the ribbon's shape, for the next note (the ribbon bows the
+    /// finite-difference string only: on the waveguide the point bow plays).
+    fn choose_bow(&mut self, controls: &Controls) {
+        self.bow_model = if self.engine == StringEngine::FiniteDifference { BowModel::from_control(controls.bow_model) } else { BowModel::Point };
+        self.ribbon_shape = RibbonShape::from_controls(controls);
+    }
+
+    /// The bow this voice plays with.
+    pub fn bow_model(&self) -> BowModel {
+        self.bow_model
+    }
+
+    /// The ribbon bow and its string (sounding when [`Self::bow_model`] is the ribbon).
+    pub fn ribbon(&self) -> &RibbonBow {
+        &self.ribbon
+    }
+
+    /// For tests of the energy balance through the voice: the ribbon's string and power
+    /// terms, mutable.
+    #[doc(hidden)]
+    pub fn ribbon_mut(&mut self) -> &mut RibbonBow {
+        &mut self.ribbon
+    }
+
     /// The string model this voice plays.
     pub fn string_engine(&self) -> StringEngine {
         self.engine
@@ -466,6 +510,10 @@ impl StringVoice {
         self.stiffness_scale = tension_ratio.max(1.0);
         // The noise sequence depends only on the note's order, so a reset replays exactly.
         self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ self.age);
+        if self.bow_model == BowModel::Ribbon && !self.ribbon.configure(grid, material, self.ribbon_shape, self.bowed.bow.friction) {
+            // Never for grids the voice designs; the point bow plays if it happens.
+            self.bow_model = BowModel::Point;
+        }
         self.tuned_wave_speed_mps = grid.wave_speed_mps;
         self.clear_waveguide();
         self.waveguide.set_impedance_kg_per_s(design.impedance_kg_per_s);
@@ -682,6 +730,9 @@ impl StringVoice {
         self.evening.snap(1.0);
         self.envelope.free();
         self.bowed.string.reset();
+        if self.bow_model == BowModel::Ribbon {
+            self.ribbon.reset();
+        }
         self.clear_waveguide();
         self.decimator.reset();
         self.dc_blocker.reset();
@@ -768,7 +819,16 @@ impl StringVoice {
         self.intonation.set_target_period(self.open_period_samples * (1.0 - finger_fraction) / speed_ratio);
         let drive = if self.envelope.phase() == Phase::Bowing { 0.0 } else { self.drive_n };
         self.drive_n = 0.0;
-        if self.engine == StringEngine::FiniteDifference {
+        if self.bow_model == BowModel::Ribbon {
+            let losses = (sigma0, sigma1);
+            for _ in 0..self.decimator.factor() {
+                let bridge_force = self.ribbon.tick(&on_string, losses, &self.bowed.bow.friction, drive);
+                self.decimator.push(bridge_force);
+                self.intonation.observe(self.ribbon.relative_velocity_mps(), controls.bow_velocity_mps, strength);
+            }
+            let (speed_correction, _) = split_correction(self.intonation.correction());
+            self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
+        } else if self.engine == StringEngine::FiniteDifference {
             for _ in 0..self.decimator.factor() {
                 let bridge_force = self.bowed.tick_driven(&on_string, drive);
                 self.decimator.push(bridge_force);
@@ -826,6 +886,9 @@ impl StringVoice {
     }
 
     fn is_sane(&self) -> bool {
+        if self.bow_model == BowModel::Ribbon {
+            return self.ribbon.is_sane();
+        }
         match self.engine {
             StringEngine::FiniteDifference => self.bowed.string.is_sane(DIVERGED_DISPLACEMENT_M),
             StringEngine::Waveguide => self.waveguide.is_sane(),
@@ -848,7 +911,9 @@ impl StringVoice {
     /// ([`StringVoice::drive`]) wakes it. Only the engine in use is cleared.
     fn sleep(&mut self) {
         self.asleep = true;
-        if self.engine == StringEngine::FiniteDifference {
+        if self.bow_model == BowModel::Ribbon {
+            self.ribbon.reset();
+        } else if self.engine == StringEngine::FiniteDifference {
             self.bowed.string.reset();
         } else {
             self.clear_waveguide();

@@ -26,12 +26,13 @@
 //! the torsional coupling by `h / h_T`; the torsion here follows eq. 40 on its own grid.)
 
 pub use crate::bow::hifi_params::{BowHairParams, HiFiBowParams, HiFiStringParams};
+use crate::friction::dupont::ElastoPlasticParams;
 
 use crate::bow::hifi_contact::{BristleContact, ContactSystem, PointMatrix, PointVector, MAX_CONTACT_POINTS};
 use crate::string::interpolation::CubicPoint;
 use crate::friction::newton::IterationStats;
 use crate::string::stiff_string::{StiffString, StringMaterial};
-use crate::bow::torsion::TorsionalString;
+use crate::bow::torsion::{TorsionParams, TorsionalString};
 use crate::string::tuning::SchemeGrid;
 
 /// Every contact point stays at least this many string intervals from either end.
@@ -106,6 +107,10 @@ pub struct HiFiBowedString {
     params: HiFiBowParams,
     string: StiffString,
     torsion: Option<TorsionalString>,
+    /// The torsion grid kept for later notes while this one has none.
+    parked_torsion: Option<TorsionalString>,
+    /// The stopping finger, in metres from the nut.
+    finger_m: Option<f64>,
     contact: BristleContact,
     points: usize,
     time_step_s: f64,
@@ -138,16 +143,34 @@ impl HiFiBowedString {
     /// As [`Self::new`] on a given grid (for a re-tuned string: see `tuning::tune_grid`).
     /// Allocates the grids; nothing else does.
     pub fn with_grid(params: HiFiBowParams, grid: SchemeGrid) -> Self {
+        let torsion_intervals = params.torsion.map_or(0, |t| t.intervals_at(1.0 / grid.time_step_s));
+        Self::with_capacity(params, grid, grid.intervals, torsion_intervals)
+    }
+
+    /// As [`Self::with_grid`], with room for string grids of up to `max_intervals` and
+    /// torsion grids of up to `max_torsion_intervals`, so that [`Self::configure`] can move
+    /// the bow to another note's string without allocating. A torsion store is kept even
+    /// when `params` has none, if `max_torsion_intervals` is at least 3.
+    pub fn with_capacity(params: HiFiBowParams, grid: SchemeGrid, max_intervals: usize, max_torsion_intervals: usize) -> Self {
         let points = params.contact_points;
         assert!((1..=MAX_CONTACT_POINTS).contains(&points), "1 to {MAX_CONTACT_POINTS} contact points");
         assert!(params.hair.mass_kg > 0.0, "the bow hair needs a mass");
         let material = StringMaterial { linear_density_kg_per_m: params.string.linear_density_kg_per_m };
-        let string = StiffString::with_capacity(grid.intervals, grid, material);
+        let string = StiffString::with_capacity(max_intervals.max(grid.intervals), grid, material);
         let k = grid.time_step_s;
         if let Some(t) = &params.torsion {
             assert!((t.length_m - grid.length_m).abs() <= 1e-9 * grid.length_m, "torsion and string lengths differ");
         }
-        let torsion = params.torsion.map(|t| TorsionalString::new(t, 1.0 / k));
+        let torsion = params.torsion.map(|t| TorsionalString::with_capacity(t, 1.0 / k, max_torsion_intervals));
+        // A store for notes that twist, when this one does not.
+        let parked_torsion = match (&torsion, max_torsion_intervals >= 3) {
+            (None, true) => {
+                let length = grid.length_m;
+                let store = TorsionParams { length_m: length, radius_m: 1e-4, polar_inertia_kg_m: 1e-9, wave_speed_mps: length / (3.0 * k), quality_factor: f64::INFINITY };
+                Some(TorsionalString::with_capacity(store, 1.0 / k, max_torsion_intervals))
+            }
+            _ => None,
+        };
         let share = 1.0 / points as f64;
         let hair_mass_kg = params.hair.mass_kg * share;
         let hair_stiffness_n_per_m = params.hair.stiffness_n_per_m * share;
@@ -159,6 +182,8 @@ impl HiFiBowedString {
             contact: BristleContact::new(params.point_friction(), points),
             torsion_points: [torsion.as_ref().map_or(placeholder, |t| CubicPoint::new(1.0, t.intervals())); MAX_CONTACT_POINTS],
             torsion,
+            parked_torsion,
+            finger_m: None,
             points,
             time_step_s: k,
             string_points: [placeholder; MAX_CONTACT_POINTS],
@@ -180,6 +205,87 @@ impl HiFiBowedString {
         bowed.set_bow_velocity_mps(params.bow_velocity_mps);
         bowed.set_bow_position(params.bow_position);
         bowed
+    }
+
+    /// Moves the bow to another string (another note): `params` (its string, torsion, hair,
+    /// friction, contact points and bow width) on `grid`, at rest, with no finger. Nothing
+    /// allocates: returns false and changes nothing if the grids do not fit the capacity
+    /// given at [`Self::with_capacity`], or if `params` has torsion and no store is left.
+    pub fn configure(&mut self, params: HiFiBowParams, grid: SchemeGrid) -> bool {
+        let points = params.contact_points;
+        if !(1..=MAX_CONTACT_POINTS).contains(&points) || grid.intervals > self.string.capacity_intervals() || !(params.hair.mass_kg > 0.0) {
+            return false;
+        }
+        let k = grid.time_step_s;
+        match params.torsion {
+            Some(t) => {
+                let mut store = match self.torsion.take().or_else(|| self.parked_torsion.take()) {
+                    Some(store) => store,
+                    None => return false,
+                };
+                if !store.configure(t, 1.0 / k) {
+                    self.torsion = Some(store);
+                    return false;
+                }
+                self.torsion = Some(store);
+            }
+            None => {
+                if let Some(store) = self.torsion.take() {
+                    self.parked_torsion = Some(store);
+                }
+            }
+        }
+        let material = StringMaterial { linear_density_kg_per_m: params.string.linear_density_kg_per_m };
+        self.string.configure(grid, material);
+        self.params = params;
+        self.points = points;
+        self.time_step_s = k;
+        self.contact = BristleContact::new(params.point_friction(), points);
+        let share = 1.0 / points as f64;
+        self.hair_mass_kg = params.hair.mass_kg * share;
+        self.hair_stiffness_n_per_m = params.hair.stiffness_n_per_m * share;
+        self.hair_damping_kg_per_s = params.hair.damping_kg_per_s * share;
+        self.hair_denominator_kg_per_s = 2.0 * self.hair_mass_kg / k + 0.5 * self.hair_stiffness_n_per_m * k + self.hair_damping_kg_per_s;
+        self.finger_m = None;
+        self.reset();
+        self.target_bow_velocity_mps = 0.0;
+        self.normal_force_n = 0.0;
+        self.bow_position = f64::NAN;
+        self.set_bow_position(params.bow_position);
+        true
+    }
+
+    /// Stops the string with a finger at `position_m` from the nut, or lifts it with `None`
+    /// ([`StiffString::set_finger`], willemsen2019 eq. 23). The bow position is then a
+    /// fraction of the length that sounds, bridge to finger.
+    pub fn set_finger(&mut self, position_m: Option<f64>) {
+        if position_m != self.finger_m {
+            self.string.set_finger(position_m);
+            self.finger_m = position_m;
+            let position = self.bow_position;
+            self.bow_position = f64::NAN;
+            self.set_bow_position(position);
+        }
+    }
+
+    /// The transverse wave speed while the string sounds (for intonation); the grid must
+    /// have the headroom (see [`StiffString::set_wave_speed`]). The mobility is unchanged.
+    pub fn set_wave_speed(&mut self, wave_speed_mps: f64) {
+        self.string.set_wave_speed(wave_speed_mps);
+    }
+
+    /// The whole bow's friction (its `s0` and `sigma1_bar` are shared among the points, see
+    /// [`HiFiBowParams::point_friction`]), for controls that move while the bow plays.
+    pub fn set_friction(&mut self, friction: ElastoPlasticParams) {
+        if friction != self.params.friction {
+            self.params.friction = friction;
+            self.contact.set_point_friction(self.params.point_friction());
+        }
+    }
+
+    /// The string's grid (a sympathetic drive's point is placed on it).
+    pub fn string_grid(&self) -> &SchemeGrid {
+        self.string.grid()
     }
 
     /// Everything back to rest, with the bow at rest on the string.
@@ -251,7 +357,10 @@ impl HiFiBowedString {
         let strip_m = self.params.bow_width_m.max(0.0) / self.points as f64;
         let half_span = 0.5 * strip_m * (self.points - 1) as f64;
         let margin = MIN_BOW_INTERVALS_FROM_END * h + half_span;
-        let from_bridge = (bow_position.clamp(0.0, 1.0) * grid.length_m).clamp(margin, (grid.length_m - margin).max(margin));
+        // A stopped string sounds from the finger to the bridge.
+        let nut_side = self.string.finger().map_or(0.0, |(node, alpha)| (node as f64 + alpha) * h);
+        let vibrating = grid.length_m - nut_side;
+        let from_bridge = (bow_position.clamp(0.0, 1.0) * vibrating).clamp(margin, (vibrating - margin).max(margin));
         self.bow_centre_m = grid.length_m - from_bridge;
         for m in 0..self.points {
             let x = self.bow_centre_m - half_span + m as f64 * strip_m;
@@ -316,6 +425,14 @@ impl HiFiBowedString {
     /// Steps one sample and returns the force on the bridge (N).
     #[inline]
     pub fn tick(&mut self) -> f64 {
+        self.tick_driven(None)
+    }
+
+    /// [`Self::tick`] with a point force (N; at a point of the string's grid) added to the
+    /// string before the bow is solved: a sympathetic drive through the bridge. It is an
+    /// external force: the energy balance then has its power as well.
+    #[inline]
+    pub fn tick_driven(&mut self, drive: Option<(&CubicPoint, f64)>) -> f64 {
         let n = self.points;
         let k = self.time_step_s;
         let max_step = self.params.bow_acceleration_mps2 * k;
@@ -324,6 +441,11 @@ impl HiFiBowedString {
         let vb = self.bow_velocity_mps;
 
         self.string.compute_free_update();
+        if let Some((point, force)) = drive {
+            if force != 0.0 && force.is_finite() {
+                self.string.apply_point_force(point, force);
+            }
+        }
         if let Some(t) = &mut self.torsion {
             t.compute_free_update();
         }

@@ -92,8 +92,15 @@ impl TorsionalString {
     /// nodes): the string is too short or the sample rate too low for its torsion.
     pub fn new(params: TorsionParams, sample_rate_hz: f64) -> Self {
         let intervals = params.intervals_at(sample_rate_hz);
+        Self::with_capacity(params, sample_rate_hz, intervals)
+    }
+
+    /// As [`Self::new`], with room for grids of up to `max_intervals` intervals, so that
+    /// [`Self::configure`] can move it to another string without allocating.
+    pub fn with_capacity(params: TorsionParams, sample_rate_hz: f64, max_intervals: usize) -> Self {
+        let intervals = params.intervals_at(sample_rate_hz);
         assert!(intervals >= 3, "torsion grid of {intervals} intervals: too coarse for cubic interpolation");
-        let len = intervals + 1;
+        let len = intervals.max(max_intervals) + 1;
         let mut torsion = Self {
             params,
             intervals,
@@ -110,6 +117,23 @@ impl TorsionalString {
         };
         torsion.set_quality_factor(params.quality_factor);
         torsion
+    }
+
+    /// Puts the torsion of another string (or rate) on its finest stable grid, at rest. The
+    /// grid must fit the capacity and have at least 3 intervals: returns false (and changes
+    /// nothing) otherwise.
+    pub fn configure(&mut self, params: TorsionParams, sample_rate_hz: f64) -> bool {
+        let intervals = params.intervals_at(sample_rate_hz);
+        if intervals < 3 || intervals + 1 > self.current.len() {
+            return false;
+        }
+        self.params = params;
+        self.intervals = intervals;
+        self.spacing_m = params.length_m / intervals as f64;
+        self.time_step_s = 1.0 / sample_rate_hz;
+        self.set_quality_factor(params.quality_factor);
+        self.reset();
+        true
     }
 
     /// Changes the loss while the string sounds (the scheme is stable for any `Q > 0`).
@@ -167,17 +191,17 @@ impl TorsionalString {
 
     /// The angle `w^n` (rad) at nodes `0 ..= N_T`.
     pub fn angle(&self) -> &[f64] {
-        &self.current
+        &self.current[..=self.intervals]
     }
 
     /// `w^{n-1}`.
     pub fn previous_angle(&self) -> &[f64] {
-        &self.previous
+        &self.previous[..=self.intervals]
     }
 
     /// The step being built, `w^{n+1}`, valid after [`Self::compute_free_update`].
     pub fn next_angle(&self) -> &[f64] {
-        &self.next
+        &self.next[..=self.intervals]
     }
 
     /// Computes `w^{n+1}` with no external torque.
@@ -242,13 +266,13 @@ impl TorsionalString {
             return 0.0;
         }
         let two_k = 2.0 * self.time_step_s;
-        let sum: f64 = self.next.iter().zip(self.previous.iter()).map(|(a, b)| ((a - b) / two_k).powi(2)).sum();
+        let sum: f64 = self.next_angle().iter().zip(self.previous_angle()).map(|(a, b)| ((a - b) / two_k).powi(2)).sum();
         2.0 * self.damping_per_s * self.params.polar_inertia_kg_m * self.spacing_m * sum
     }
 
     /// Whether every angle is finite and inside `limit_rad`.
     pub fn is_sane(&self, limit_rad: f64) -> bool {
-        self.current.iter().all(|w| w.abs() <= limit_rad)
+        self.angle().iter().all(|w| w.abs() <= limit_rad)
     }
 }
 

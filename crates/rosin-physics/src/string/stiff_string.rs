@@ -139,6 +139,11 @@ impl StiffString {
         };
     }
 
+    /// The most intervals a grid may have here (see [`Self::with_capacity`]).
+    pub fn capacity_intervals(&self) -> usize {
+        self.max_intervals
+    }
+
     pub fn grid(&self) -> &SchemeGrid {
         &self.grid
     }
