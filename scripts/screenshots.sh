@@ -7,6 +7,7 @@
 #   target/screenshots/lab.png       the lab view: the bowed string's hysteresis loop over
 #                                    its law's curve, the stick/slip strip, the bow point
 #   target/screenshots/guettler.png  the lab's Guettler diagram of G3, swept in the background
+#   target/screenshots/ribbon.png    the string view with the ribbon bow: the string and its twist
 # With --check it also verifies that each picture shows a moving model (the test suite
 # runs it so). Installs what it needs (Xvfb, ImageMagick, Mesa, ALSA and JACK headers).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -54,6 +55,7 @@ shot membrane --set instrument=1 --set drum_quality=2
 shot waveguide --set string_engine=1
 shot lab
 shot guettler
+shot ribbon --set bow_model=1
 
 if $check; then
     # The fraction of pixels in a colour range (ImageMagick's fx: r, g, b in 0..1).
@@ -76,9 +78,12 @@ if $check; then
     # where it never did (dark red).
     quick=$(fraction "$out/guettler.png" '(r>0.2 && r<0.6 && g>0.6 && b<0.3) ? 1 : 0')
     never=$(fraction "$out/guettler.png" '(r>0.38 && r<0.48 && g<0.15 && b<0.15) ? 1 : 0')
-    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip; Guettler quick: $quick, never: $never"
-    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" -v q="$quick" -v n="$never" \
-        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001 && q > 0.005 && n > 0.005) }' || {
+    # The ribbon's string (cyan) and its twist (magenta).
+    ribbon=$(fraction "$out/ribbon.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
+    twist=$(fraction "$out/ribbon.png" '(r>0.8 && g>0.35 && g<0.5 && b>0.7) ? 1 : 0')
+    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip; Guettler quick: $quick, never: $never; ribbon string: $ribbon, twist: $twist"
+    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" -v q="$quick" -v n="$never" -v rb="$ribbon" -v t="$twist" \
+        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001 && q > 0.005 && n > 0.005 && rb > 0.0005 && t > 0.0003) }' || {
         echo "The screenshots do not show the string, the membrane, the waveguide and the lab being played; see $out/" >&2
         exit 1
     }

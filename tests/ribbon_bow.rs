@@ -248,3 +248,32 @@ fn one_point_without_torsion_is_the_point_bow_under_the_refined_law() {
         assert!(level.abs() < 0.1 && pitch.abs() < 0.1 && worst < 0.1, "key {key}: the one-point ribbon does not sound as the point bow");
     }
 }
+
+#[test]
+fn the_view_draws_the_ribbons_string_and_its_twist() {
+    use rosin_engine::view::snapshot::{capture, ViewSnapshot};
+    let shot = |controls: &Controls| {
+        let mut engine = Engine::new(RATE_HZ);
+        engine.set_controls(controls);
+        engine.handle_event(&NoteEvent::NoteOn { note: note_id(55), velocity: 1.0 });
+        render(&mut engine, 0.8);
+        let mut snapshot = ViewSnapshot::default();
+        capture(&engine, &mut snapshot);
+        snapshot.strings[0]
+    };
+    let twisted = shot(&ribbon());
+    let largest = |values: &[f32]| values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let (moved, twist) = (largest(&twisted.displacement_m), largest(&twisted.twist_m));
+    println!("G3 under the ribbon: string up to {moved:.2e} m, its surface twisted up to {twist:.2e} m");
+    assert!(twisted.sounding && twisted.twisting);
+    assert!(moved > 1e-5 && twist > 1e-8, "the string or its twist does not show");
+    assert!((twisted.bow_from_nut - 0.82).abs() < 0.02, "the bow at {}", twisted.bow_from_nut);
+    let plain = shot(&Controls { bow_torsion: 0.0, ..ribbon() });
+    assert!(!plain.twisting && largest(&plain.displacement_m) > 1e-5);
+    // A stopping finger holds the twist as well as the string, up to it.
+    let stopped = shot(&Controls { finger_position: 0.25, ..ribbon() });
+    let behind = (0.23 * stopped.twist_m.len() as f64) as usize;
+    assert!(stopped.twisting && largest(&stopped.twist_m[behind..]) > 1e-8);
+    assert!(stopped.twist_m[..behind].iter().all(|w| *w == 0.0), "the string twists behind the finger");
+    assert!(stopped.displacement_m[..behind].iter().all(|u| u.abs() < 1e-9), "the string moves behind the finger");
+}

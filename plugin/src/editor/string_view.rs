@@ -1,6 +1,7 @@
 //! The string view (willemsen2019 Fig. 5): each sounding string as a curve, the bow as a
 //! rectangle whose opacity follows the force, the stopping finger as a circle, fret lines
-//! at the semitones. With four pad lanes, rows 1 to 4 are the G, D, A and E strings.
+//! at the semitones; under the ribbon bow with torsion, the surface's twist as a second,
+//! magenta curve on its own scale. With four pad lanes, rows 1 to 4 are the G, D, A and E strings.
 
 use egui::{pos2, vec2, Align2, Color32, FontId, PointerButton, Rect, Sense, Stroke, StrokeKind};
 
@@ -11,6 +12,7 @@ use rosin_engine::view::snapshot::{StringView, ViewSnapshot, VIEW_STRINGS};
 
 const STRING_COLOUR: Color32 = Color32::from_rgb(80, 220, 230);
 const BOW_COLOUR: Color32 = Color32::from_rgb(240, 200, 60);
+const TWIST_COLOUR: Color32 = Color32::from_rgb(230, 110, 200);
 
 /// One drawn row: a string (or an idle pad lane) and which lane the mouse plays there.
 struct Row<'a> {
@@ -76,6 +78,16 @@ pub fn show(ui: &mut egui::Ui, snapshot: &ViewSnapshot, layout: PadLayout, mouse
         let n = string.displacement_m.len();
         let points: Vec<_> = string.displacement_m.iter().enumerate().map(|(j, u)| pos2(x_of(j as f64 / (n - 1) as f64, r), mid - u * scale)).collect();
         painter.line(points, Stroke::new(2.0, STRING_COLOUR));
+        if string.twisting {
+            // The ribbon bow's torsion: the surface's twist, on a scale of its own (it is
+            // tens of times smaller than the string's displacement), named with its factor.
+            let twist_peak = string.twist_m.iter().fold(0.0f32, |m, v| m.max(v.abs())).max(1e-12);
+            let twist_scale = 0.25 * row_height / twist_peak;
+            let twist: Vec<_> = string.twist_m.iter().enumerate().map(|(j, w)| pos2(x_of(j as f64 / (n - 1) as f64, r), mid - w * twist_scale)).collect();
+            painter.line(twist, Stroke::new(1.5, TWIST_COLOUR));
+            let label = format!("twist (surface, x{:.0})", twist_scale / scale);
+            painter.text(pos2(r.right() - 6.0, r.top() + 4.0), Align2::RIGHT_TOP, label, FontId::proportional(12.0), TWIST_COLOUR);
+        }
         let bow_x = x_of(string.bow_from_nut as f64, r);
         let bow = Rect::from_center_size(pos2(bow_x, mid), vec2(10.0, row_height * 0.8));
         let alpha = if string.bowing { bow_opacity(string.bow_force_n as f64, STRING_MAX_FORCE_N) } else { 0.1 };

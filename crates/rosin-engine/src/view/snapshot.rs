@@ -7,6 +7,7 @@
 use crate::controller::gesture::PAD_CHANNEL;
 use crate::drum_voice::DrumVoice;
 use crate::view::lab::{LabSource, LAB_SAMPLES};
+use crate::ribbon::BowModel;
 use crate::voice::{StringEngine, StringVoice};
 use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
@@ -38,11 +39,26 @@ pub struct StringView {
     pub bow_force_n: f32,
     /// The stopping finger as a fraction of the length from the nut, if any.
     pub finger_from_nut: Option<f32>,
+    /// Under the ribbon bow with torsion: the string surface's twist, `r w` (m), along the
+    /// same points (the second trace).
+    pub twisting: bool,
+    pub twist_m: [f32; VIEW_STRING_POINTS],
 }
 
 impl Default for StringView {
     fn default() -> Self {
-        Self { sounding: false, key: 0, pad_lane: None, bowing: false, displacement_m: [0.0; VIEW_STRING_POINTS], bow_from_nut: 0.82, bow_force_n: 0.0, finger_from_nut: None }
+        Self {
+            sounding: false,
+            key: 0,
+            pad_lane: None,
+            bowing: false,
+            displacement_m: [0.0; VIEW_STRING_POINTS],
+            bow_from_nut: 0.82,
+            bow_force_n: 0.0,
+            finger_from_nut: None,
+            twisting: false,
+            twist_m: [0.0; VIEW_STRING_POINTS],
+        }
     }
 }
 
@@ -161,6 +177,20 @@ fn capture_string(voice: &StringVoice, view: &mut StringView) {
     view.bow_force_n = applied.normal_force_n as f32;
     let finger = applied.finger_position_m.map(|m| m / length);
     view.finger_from_nut = finger.map(|f| f as f32);
+    view.twisting = false;
+    if voice.bow_model() == BowModel::Ribbon {
+        let ribbon = voice.ribbon().bowed();
+        resample(ribbon.string().displacement(), &mut view.displacement_m);
+        view.bow_from_nut = (ribbon.bow_centre_m() / length) as f32;
+        if let Some(torsion) = ribbon.torsion() {
+            // The surface's sideways motion from the twist: the radius times the angle.
+            resample(torsion.angle(), &mut view.twist_m);
+            let radius = torsion.params().radius_m as f32;
+            view.twist_m.iter_mut().for_each(|w| *w *= radius);
+            view.twisting = true;
+        }
+        return;
+    }
     match voice.string_engine() {
         StringEngine::FiniteDifference => {
             resample(bowed.string.displacement(), &mut view.displacement_m);

@@ -256,11 +256,15 @@ impl HiFiBowedString {
     }
 
     /// Stops the string with a finger at `position_m` from the nut, or lifts it with `None`
-    /// ([`StiffString::set_finger`], willemsen2019 eq. 23). The bow position is then a
+    /// ([`StiffString::set_finger`], willemsen2019 eq. 23). The finger holds the string's
+    /// twist too, up to it ([`TorsionalString::set_clamp`]). The bow position is then a
     /// fraction of the length that sounds, bridge to finger.
     pub fn set_finger(&mut self, position_m: Option<f64>) {
         if position_m != self.finger_m {
             self.string.set_finger(position_m);
+            if let Some(t) = &mut self.torsion {
+                t.set_clamp(position_m);
+            }
             self.finger_m = position_m;
             let position = self.bow_position;
             self.bow_position = f64::NAN;

@@ -79,6 +79,9 @@ pub struct TorsionalString {
     previous_centre: f64,
     /// `k^2 r / (P_T (1 + gamma k))`: from a force density (N/m) to an angle step.
     force_to_angle: f64,
+    /// Nodes `0 ..= held_through` do not move: the nut, and under a stopping finger the
+    /// string up to it (a finger pressing the string down stops its twist too).
+    held_through: usize,
     /// Nodes `0 ..= N_T`; the two ends stay at zero.
     next: Box<[f64]>,
     current: Box<[f64]>,
@@ -111,6 +114,7 @@ impl TorsionalString {
             neighbour: 0.0,
             previous_centre: 0.0,
             force_to_angle: 0.0,
+            held_through: 0,
             next: vec![0.0; len].into_boxed_slice(),
             current: vec![0.0; len].into_boxed_slice(),
             previous: vec![0.0; len].into_boxed_slice(),
@@ -131,9 +135,17 @@ impl TorsionalString {
         self.intervals = intervals;
         self.spacing_m = params.length_m / intervals as f64;
         self.time_step_s = 1.0 / sample_rate_hz;
+        self.held_through = 0;
         self.set_quality_factor(params.quality_factor);
         self.reset();
         true
+    }
+
+    /// Holds the string still up to `position_m` from the nut (a stopping finger), or only
+    /// at the nut with `None`. At least three moving intervals stay beyond it.
+    pub fn set_clamp(&mut self, position_m: Option<f64>) {
+        let node = position_m.map_or(0, |x| (x / self.spacing_m).round().max(0.0) as usize);
+        self.held_through = node.min(self.intervals.saturating_sub(4));
     }
 
     /// Changes the loss while the string sounds (the scheme is stable for any `Q > 0`).
@@ -186,7 +198,7 @@ impl TorsionalString {
 
     /// Whether node `l` moves (the two ends do not).
     pub fn is_free_node(&self, node: usize) -> bool {
-        node > 0 && node < self.intervals
+        node > self.held_through && node < self.intervals
     }
 
     /// The angle `w^n` (rad) at nodes `0 ..= N_T`.
@@ -215,7 +227,7 @@ impl TorsionalString {
         for i in 0..count {
             out[i] = self.centre * w_0[i] + self.neighbour * (w_m1[i] + w_p1[i]) + self.previous_centre * p_0[i];
         }
-        self.next[0] = 0.0;
+        self.next[..=self.held_through].fill(0.0);
         self.next[n] = 0.0;
     }
 
