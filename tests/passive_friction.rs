@@ -132,3 +132,32 @@ fn the_refined_residual_has_a_single_root_across_the_papers_parameters() {
     }
     assert!(checked >= 90);
 }
+
+#[test]
+fn the_budgeted_scalar_solve_stays_within_its_budget_and_finds_the_root() {
+    // The high-fidelity bow's fallback solves each point with `find_root_within`: over a
+    // spread of problems, with a budget of 24 residual evaluations, it agrees with the full
+    // solve within 1e-6 m/s where that converges quickly (where Newton stalls on a corner,
+    // the bisection it falls to ends at about 1e-7), and never spends more than its budget,
+    // even on a problem posed far from its root.
+    use rosin_physics::friction::dupont::ElastoPlasticParams;
+    use rosin_physics::friction::refined::{BristleDamping as Law, RefinedBristle, RefinedProblem};
+    let friction = ElastoPlasticParams::matusiak2025();
+    let (mut agreed, mut worst_used) = (0, 0);
+    for (i, free) in [-2.0, -0.5, -0.05, 0.0, 0.01, 0.3, 1.5].into_iter().enumerate() {
+        for (j, start) in [0.0, -1.0, 5.0, 1e3].into_iter().enumerate() {
+            let problem = RefinedProblem { friction: &friction, damping_law: Law::Refined, normal_force_n: 2.0, free_velocity_mps: free, mobility_s_per_kg: 0.05, time_step_s: 1.0 / 44_100.0 };
+            let bristle = RefinedBristle::from_state(1e-6 * (i as f64 - 3.0), start, 1e-10);
+            let (v, used) = bristle.find_root_within(&problem, 24);
+            worst_used = worst_used.max(used);
+            assert!(v.is_finite() && used <= 24, "free {free}, start {start}: {v} after {used}");
+            let full = bristle.solve(&problem);
+            if full.iterations <= 6 && j < 2 {
+                assert!((v - full.velocity_mps).abs() <= 1e-6, "free {free}, start {start}: {v} against {}", full.velocity_mps);
+                agreed += 1;
+            }
+        }
+    }
+    println!("{agreed} quick problems agree; the most evaluations spent: {worst_used}");
+    assert!(agreed >= 6, "only {agreed} problems were quick for the full solve");
+}

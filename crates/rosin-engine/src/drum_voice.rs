@@ -178,9 +178,9 @@ impl DrumVoice {
 
     /// The bow's contact at the last sample, for the lab view.
     #[inline]
-    pub fn contact_probe(&self) -> crate::view::lab::ContactProbe {
+    pub fn contact_probe(&self) -> crate::view::probe::ContactProbe {
         let contact = self.drum.last_contact();
-        crate::view::lab::ContactProbe {
+        crate::view::probe::ContactProbe {
             force_n: contact.force_n,
             law_velocity_mps: self.drum.bow.interface_velocity_mps(),
             bow_point_velocity_mps: contact.relative_velocity_mps + self.applied.bow_velocity_mps,

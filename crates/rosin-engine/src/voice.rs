@@ -318,10 +318,10 @@ impl StringVoice {
 
     /// The bow's contact at the last sample, for the lab view.
     #[inline]
-    pub fn contact_probe(&self) -> crate::view::lab::ContactProbe {
+    pub fn contact_probe(&self) -> crate::view::probe::ContactProbe {
         if self.bow_model == BowModel::Ribbon {
             let relative = self.ribbon.relative_velocity_mps();
-            return crate::view::lab::ContactProbe {
+            return crate::view::probe::ContactProbe {
                 force_n: self.ribbon.force_n(),
                 law_velocity_mps: relative,
                 bow_point_velocity_mps: relative + self.applied.bow_velocity_mps,
@@ -330,7 +330,7 @@ impl StringVoice {
             };
         }
         let contact = if self.engine == StringEngine::FiniteDifference { self.bowed.last_contact() } else { self.waveguide.last_contact() };
-        crate::view::lab::ContactProbe {
+        crate::view::probe::ContactProbe {
             force_n: contact.force_n,
             law_velocity_mps: self.bowed.bow.interface_velocity_mps(),
             bow_point_velocity_mps: contact.relative_velocity_mps + self.applied.bow_velocity_mps,

@@ -13,6 +13,7 @@
 
 use crate::drum_voice::DrumVoice;
 use crate::voice::StringVoice;
+pub use crate::view::probe::ContactProbe;
 use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 
@@ -51,20 +52,6 @@ pub fn stick_slip(law_velocity_mps: &[f32], bow_velocity_mps: f64, sticking: &mu
 pub enum LabSource {
     String(usize),
     Drum(usize),
-}
-
-/// One sample of a bow's contact, and what it is drawn against.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ContactProbe {
-    /// The friction force on the bow (N).
-    pub force_n: f64,
-    /// The relative velocity the friction law sees (m/s): the string's, less the bow hair's
-    /// under the passive refined law.
-    pub law_velocity_mps: f64,
-    /// The string's (or membrane's) velocity under the bow (m/s).
-    pub bow_point_velocity_mps: f64,
-    pub bow_velocity_mps: f64,
-    pub normal_force_n: f64,
 }
 
 /// The audio thread's ring of the followed voice's contact.

@@ -3,5 +3,6 @@
 //! view, [`triple_buffer`] carries it.
 
 pub mod lab;
+pub mod probe;
 pub mod snapshot;
 pub mod triple_buffer;

@@ -1,7 +1,8 @@
 //! Telling Helmholtz motion from the bow's point of view: when the string slips under the
 //! bow, and when, after the bow starts, it settles into one slip per period (the transient
 //! a Guettler diagram maps; Guettler 2002, "On the creation of the Helmholtz motion in
-//! bowed strings"). Shared by `rosin-lab`'s figures and the editor's live Guettler view.
+//! bowed strings"; Rosin's detector, used for matusiak2025's and willemsen2019's bows
+//! alike). Shared by `rosin-lab`'s figures and the editor's live Guettler view.
 
 /// Counts slips. In Helmholtz motion the string flies back past the bow at about
 /// `vb / beta` (`beta` the bow's distance from the bridge as a fraction of the length), and

@@ -31,10 +31,24 @@ pub const MAX_CONTACT_POINTS: usize = 4;
 const MAX_UNKNOWNS: usize = 2 * MAX_CONTACT_POINTS;
 /// Newton steps of the coupled solve before the fallback.
 pub const MAX_NEWTON_STEPS: usize = 40;
-/// Halvings of one Newton step while it does not reduce the residual.
-const MAX_STEP_HALVINGS: usize = 30;
-/// Gauss-Seidel sweeps of the fallback.
-pub const MAX_SWEEPS: usize = 60;
+/// The most friction-law evaluations at one contact point in one sample's solve, over
+/// Newton, the fallback and the polish together (the bow's `M` points share `M` times this).
+/// Steady bowing takes about 5 (Newton's median is 3 to 4 steps); the point bow's contact
+/// allows 4,220. A sample that uses it all is answered with the best point found, whose
+/// energy the balance still accounts for exactly (it uses the realised velocities).
+pub const MAX_EVALUATIONS_PER_POINT: usize = 120;
+/// Residual evaluations one scalar solve of the fallback may take.
+const SCALAR_SOLVE_EVALUATIONS: usize = 24;
+/// Halvings of one Newton step while it does not reduce the residual. On Table 2's string in
+/// steady bowing, 8 left 3 samples in a second to the fallback and 16 none; 30 only spent
+/// time on hopeless directions (in a hostile fuzz render, 200 us a sample with the
+/// fallback's former 60 sweeps).
+const MAX_STEP_HALVINGS: usize = 16;
+/// Gauss-Seidel sweeps of the fallback, and the Newton steps that polish their answer. The
+/// fallback is for the samples Newton cannot take (a handful a second under hostile
+/// controls); the evaluation budget bounds them in real time.
+pub const MAX_SWEEPS: usize = 6;
+pub const MAX_POLISH_STEPS: usize = 10;
 /// Below this normal force per point the bow is off the string.
 pub const MIN_NORMAL_FORCE_N: f64 = 1e-9;
 /// The default Newton tolerance on the relative velocities.
@@ -264,8 +278,12 @@ impl BristleContact {
 
     /// Damped Newton from `x`. Returns whether it converged and the steps taken; `x` is
     /// left at the best point reached.
-    fn newton(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns, cap: usize) -> (bool, usize) {
+    fn newton(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns, cap: usize, budget: &mut usize) -> (bool, usize) {
         let n = system.points;
+        if *budget < n {
+            return (false, 0);
+        }
+        *budget -= n;
         let mut evaluation = self.evaluate(system, normal_force_n, k, x);
         for iteration in 1..=cap {
             if !evaluation.merit.is_finite() {
@@ -287,6 +305,10 @@ impl BristleContact {
             let mut accepted = false;
             let mut trial = *x;
             for _ in 0..MAX_STEP_HALVINGS {
+                if *budget < n {
+                    return (false, iteration);
+                }
+                *budget -= n;
                 for i in 0..2 * n {
                     trial[i] = x[i] - scale * step[i];
                 }
@@ -323,14 +345,14 @@ impl BristleContact {
 
     /// Solves point `m`'s `G(v) = 0` from `start` with the single contact's safeguarded
     /// Newton and bisection.
-    fn solve_scalar(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, start: f64) -> f64 {
+    fn solve_scalar(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, start: f64, max_evaluations: usize) -> (f64, usize) {
         let bristle = RefinedBristle::from_state(self.z_half[m], start, self.tolerance_mps);
-        bristle.solve(&self.scalar_problem(normal_force_n, k, a, b)).velocity_mps
+        bristle.find_root_within(&self.scalar_problem(normal_force_n, k, a, b), max_evaluations)
     }
 
     /// Gauss-Seidel over the points from `x`: each solves its scalar problem against the
     /// others' current forces. Returns the sweeps taken.
-    fn gauss_seidel(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns) -> usize {
+    fn gauss_seidel(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns, budget: &mut usize) -> usize {
         let n = system.points;
         let c = &system.mobility_s_per_kg;
         let mut forces = [0.0; MAX_CONTACT_POINTS];
@@ -341,11 +363,15 @@ impl BristleContact {
         for sweep in 1..=MAX_SWEEPS {
             let mut largest_change: f64 = 0.0;
             for m in 0..n {
+                if *budget < 8 {
+                    return sweep;
+                }
                 let others: f64 = (0..n).filter(|&j| j != m).map(|j| c[m][j] * forces[j]).sum();
                 let a = system.free_velocity_mps[m] - others;
                 let b = c[m][m];
                 let start = if x[m].is_finite() { x[m] } else { a };
-                let v = self.solve_scalar(normal_force_n, k, m, a, b, start);
+                let (v, used) = self.solve_scalar(normal_force_n, k, m, a, b, start, SCALAR_SOLVE_EVALUATIONS.min(*budget - 2));
+                *budget -= (used + 2).min(*budget);
                 let r = self.deflection_for(normal_force_n, k, m, a, b, v);
                 largest_change = largest_change.max((v - x[m]).abs());
                 x[m] = v;
@@ -392,15 +418,19 @@ impl BristleContact {
             x[n + m] = self.z_half[m] + if rate.is_finite() { 0.5 * k * rate } else { 0.0 };
         }
         let cap = self.max_newton_steps.clamp(1, MAX_NEWTON_STEPS);
-        let (converged, iterations) = self.newton(system, normal_force_n, k, &mut x, cap);
+        let mut budget = MAX_EVALUATIONS_PER_POINT * n;
+        let (converged, iterations) = self.newton(system, normal_force_n, k, &mut x, cap, &mut budget);
         let fell_back = !converged;
         if fell_back {
             self.stats.fallbacks += 1;
             self.stats.record(MAX_NEWTON_STEPS);
             let newton_best = x;
             let newton_merit = self.evaluate(system, normal_force_n, k, &x).merit;
-            self.gauss_seidel(system, normal_force_n, k, &mut x);
-            self.newton(system, normal_force_n, k, &mut x, MAX_NEWTON_STEPS);
+            // The fallback and the polish share what Newton left, with a floor so that a
+            // sample whose Newton spent everything still gets one sweep.
+            let mut rest = budget.max(SCALAR_SOLVE_EVALUATIONS * n + 2 * n);
+            self.gauss_seidel(system, normal_force_n, k, &mut x, &mut rest);
+            self.newton(system, normal_force_n, k, &mut x, MAX_POLISH_STEPS, &mut rest);
             let merit = self.evaluate(system, normal_force_n, k, &x).merit;
             if !(merit <= newton_merit) && newton_merit.is_finite() {
                 x = newton_best;

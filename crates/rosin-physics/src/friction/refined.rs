@@ -208,6 +208,72 @@ impl RefinedBristle {
         (self.bisect(p), MAX_NEWTON_STEPS)
     }
 
+    /// The root of `G` with at most `max_evaluations` residual evaluations (at least 4):
+    /// Newton with step halving from the previous solution while it makes progress, then
+    /// bisection on a bracket grown around it with what remains. Returns the root and the
+    /// evaluations spent. For callers with a budget in real time (the high-fidelity bow's
+    /// fallback, which solves every point several times a sample).
+    pub fn find_root_within(&self, p: &RefinedProblem, max_evaluations: usize) -> (f64, usize) {
+        let budget = max_evaluations.max(4);
+        let mut used = 1;
+        let mut v = self.last_velocity_mps;
+        let (mut g, mut dg) = self.residual(p, v);
+        // Newton while it makes progress and the budget lasts; a step is halved at most four
+        // times.
+        while used + 5 <= budget {
+            if !dg.is_finite() || dg.abs() <= 1e-300 || !g.is_finite() {
+                break;
+            }
+            let mut step = g / dg;
+            let mut trial = self.residual(p, v - step);
+            used += 1;
+            for _ in 0..4 {
+                if trial.0.abs() < g.abs() {
+                    break;
+                }
+                step *= 0.5;
+                trial = self.residual(p, v - step);
+                used += 1;
+            }
+            if !(trial.0.abs() < g.abs()) {
+                break;
+            }
+            v -= step;
+            (g, dg) = trial;
+            if step.abs() <= self.tolerance_mps.max(1e-15 * v.abs()) || g == 0.0 {
+                return (v, used);
+            }
+        }
+        // Bisection from here, on a bracket grown around the best point.
+        let residual = |x: f64| self.residual(p, x).0;
+        let centre = if v.is_finite() { v } else { 0.0 };
+        let mut width = 1e-3;
+        let (mut lo, mut hi) = (centre - width, centre + width);
+        let (mut g_lo, mut g_hi) = (residual(lo), residual(hi));
+        used += 2;
+        while g_lo * g_hi > 0.0 && used + 2 <= budget {
+            width *= 4.0;
+            (lo, hi) = (centre - width, centre + width);
+            (g_lo, g_hi) = (residual(lo), residual(hi));
+            used += 2;
+        }
+        while used < budget {
+            let mid = 0.5 * (lo + hi);
+            if mid == lo || mid == hi {
+                break;
+            }
+            let g_mid = residual(mid);
+            used += 1;
+            if g_mid * g_lo <= 0.0 {
+                hi = mid;
+            } else {
+                lo = mid;
+                g_lo = g_mid;
+            }
+        }
+        (0.5 * (lo + hi), used)
+    }
+
     /// The fallback: bisection on a bracket grown around the previous solution. `G` runs
     /// from positive far below any root to negative far above, so the bracket is found.
     pub fn bisect(&self, p: &RefinedProblem) -> f64 {
