@@ -78,12 +78,14 @@ if $check; then
     # where it never did (dark red).
     quick=$(fraction "$out/guettler.png" '(r>0.2 && r<0.6 && g>0.6 && b<0.3) ? 1 : 0')
     never=$(fraction "$out/guettler.png" '(r>0.38 && r<0.48 && g<0.15 && b<0.15) ? 1 : 0')
+    # The output meter moves while the demo plays (its green bar in the top strip).
+    meter=$(convert "$out/string.png" -crop 1040x90+0+0 -fx '(r>0.25 && r<0.4 && g>0.7 && g<0.85 && b>0.4 && b<0.55) ? 1 : 0' -format '%[fx:mean]' info:)
     # The ribbon's string (cyan) and its twist (magenta).
     ribbon=$(fraction "$out/ribbon.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
     twist=$(fraction "$out/ribbon.png" '(r>0.8 && g>0.35 && g<0.5 && b>0.7) ? 1 : 0')
-    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip; Guettler quick: $quick, never: $never; ribbon string: $ribbon, twist: $twist"
-    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" -v q="$quick" -v n="$never" -v rb="$ribbon" -v t="$twist" \
-        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001 && q > 0.005 && n > 0.005 && rb > 0.0005 && t > 0.0003) }' || {
+    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip; Guettler quick: $quick, never: $never; ribbon string: $ribbon, twist: $twist; output meter: $meter"
+    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" -v q="$quick" -v n="$never" -v rb="$ribbon" -v t="$twist" -v m="$meter" \
+        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001 && q > 0.005 && n > 0.005 && rb > 0.0005 && t > 0.0003 && m > 0.002) }' || {
         echo "The screenshots do not show the string, the membrane, the waveguide and the lab being played; see $out/" >&2
         exit 1
     }

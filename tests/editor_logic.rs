@@ -260,3 +260,28 @@ fn the_guettler_job_sweeps_in_the_background_and_stops_when_dropped() {
     assert!(big.is_finished());
     drop(big);
 }
+
+#[test]
+fn the_meter_holds_its_peak_latches_clipping_and_the_feedback_line_names_the_voices() {
+    use rosin_engine::view::meter::{BowState, OutputLevel};
+    use rosin_engine::view::snapshot::{FeedbackView, VoiceView};
+    assert_eq!(meter_fraction(1.0), 1.0);
+    assert_eq!(meter_fraction(0.0), 0.0);
+    assert!((meter_fraction(10f32.powf(-30.0 / 20.0)) - 0.5).abs() < 1e-6, "-30 dBFS is half way");
+    let mut hold = MeterHold::default();
+    hold.update(&OutputLevel { peak: 0.8, rms: 0.3, clipped: false }, 0.0);
+    hold.update(&OutputLevel { peak: 0.2, rms: 0.1, clipped: false }, 1.0);
+    assert_eq!(hold.peak, 0.8, "held");
+    hold.update(&OutputLevel { peak: 0.2, rms: 0.1, clipped: false }, 1.6);
+    assert_eq!(hold.peak, 0.2, "falls after the hold");
+    hold.update(&OutputLevel { peak: 1.1, rms: 0.5, clipped: true }, 2.0);
+    hold.update(&OutputLevel { peak: 0.1, rms: 0.05, clipped: false }, 5.0);
+    assert!(hold.clipped, "the clip light stays lit");
+    hold.reset_clip();
+    assert!(!hold.clipped);
+    let mut feedback = FeedbackView { cpu_share: 0.031, voices_sounding: 2, ..FeedbackView::default() };
+    feedback.voices[0] = VoiceView { key: 55, drum: false, state: BowState::Sustained };
+    feedback.voices[1] = VoiceView { key: 60, drum: true, state: BowState::Attack };
+    assert_eq!(feedback_line(&feedback), "CPU 3.1 % · 2 voices: G3 sustained, C4 drum attack");
+    assert_eq!(feedback_line(&FeedbackView::default()), "CPU 0.0 % · 0 voices");
+}

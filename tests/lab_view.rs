@@ -170,3 +170,42 @@ fn the_guettler_sweep_of_the_played_note_finds_helmholtz_at_the_defaults_and_not
     let crushing = GuettlerPlan { forces_n: vec![20.0 * controls.bow_force_n], accelerations_mps2: vec![attack_acceleration_mps2(&controls)], ..plan };
     assert_eq!(GuettlerRunner::new(crushing).run_cell(0), None);
 }
+
+#[test]
+fn the_feedback_lists_each_voice_with_its_bow_state_through_a_notes_life() {
+    use rosin_engine::view::meter::BowState;
+    let mut engine = Engine::new(RATE_HZ);
+    engine.set_controls(&Controls::default());
+    let state = |engine: &Engine| {
+        let mut snapshot = ViewSnapshot::default();
+        capture(engine, &mut snapshot);
+        snapshot.feedback
+    };
+    assert_eq!(state(&engine).voices_sounding, 0);
+    engine.handle_event(&NoteEvent::NoteOn { note: note_id(55), velocity: 0.8 });
+    play(&mut engine, 0.05);
+    let f = state(&engine);
+    assert_eq!((f.voices_sounding, f.voices[0].key, f.voices[0].state), (1, 55, BowState::Attack));
+    play(&mut engine, 0.5);
+    assert_eq!(state(&engine).voices[0].state, BowState::Sustained);
+    engine.handle_event(&NoteEvent::NoteOn { note: note_id(62), velocity: 0.8 });
+    engine.handle_event(&NoteEvent::NoteOff { pattern: NotePattern::exact(note_id(55)) });
+    play(&mut engine, 0.02);
+    let f = state(&engine);
+    assert_eq!(f.voices_sounding, 2);
+    assert_eq!((f.voices[0].key, f.voices[1].key), (55, 62), "oldest first");
+    assert_eq!((f.voices[0].state, f.voices[1].state), (BowState::Releasing, BowState::Attack));
+    // Released, the bow lifts off and the string rings on.
+    engine.handle_event(&NoteEvent::NoteOff { pattern: NotePattern::exact(note_id(62)) });
+    play(&mut engine, 0.5);
+    let f = state(&engine);
+    let last = f.voices[..f.voices_sounding].iter().find(|v| v.key == 62).expect("62 still rings");
+    assert_eq!(last.state, BowState::Ringing);
+    // A drum note is listed as one.
+    let mut drum = Engine::new(RATE_HZ);
+    drum.set_controls(&Controls { instrument: 1.0, ..Controls::default() });
+    drum.handle_event(&NoteEvent::NoteOn { note: note_id(48), velocity: 0.8 });
+    play(&mut drum, 0.05);
+    let f = state(&drum);
+    assert!(f.voices_sounding == 1 && f.voices[0].drum && f.voices[0].key == 48);
+}

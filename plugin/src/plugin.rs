@@ -14,6 +14,7 @@ use crate::sensel::{LazySensel, PadSettings};
 use crate::editor::logic::HostGesture;
 use crate::editor::{self, EditorLinks};
 use crate::params::RosinParams;
+use rosin_engine::view::meter::{CpuMeter, OutputMeter};
 use rosin_engine::view::snapshot::{self, ViewSnapshot, VIEW_RATE_HZ};
 use rosin_engine::view::triple_buffer::{triple_buffer, TripleReader, TripleWriter};
 use rosin_engine::voice::NoteId;
@@ -44,6 +45,9 @@ pub struct Rosin {
     /// The editor's end of the view buffer (the GUI side only ever locks it).
     view_reader: Arc<std::sync::Mutex<TripleReader<ViewSnapshot>>>,
     samples_to_capture: usize,
+    /// The output's level and the audio thread's load, for the editor's feedback.
+    meter: OutputMeter,
+    cpu: CpuMeter,
     editor_state: Arc<nice_plug_egui::EguiEditorState>,
     repaint: nice_plug_egui::RepaintNotifier,
     gui_context: Arc<std::sync::Mutex<Option<nice_plug::context::gui::GuiContext>>>,
@@ -80,6 +84,8 @@ impl Default for Rosin {
             view_writer,
             view_reader: Arc::new(std::sync::Mutex::new(view_reader)),
             samples_to_capture: 0,
+            meter: OutputMeter::default(),
+            cpu: CpuMeter::default(),
             editor_state: nice_plug_egui::EguiEditorState::from_size(nice_plug::editor::dpi::LogicalSize::new(editor::DEFAULT_SIZE.0, editor::DEFAULT_SIZE.1), 1.0),
             repaint: nice_plug_egui::RepaintNotifier::new(),
             gui_context: Arc::new(std::sync::Mutex::new(None)),
@@ -131,6 +137,7 @@ impl Rosin {
             let len = (end - position).min(self.mono.len()).min(GESTURE_READ_SAMPLES);
             self.engine.set_gestures(&self.gestures.read());
             self.rate.render(&mut self.engine, &mut self.mono[..len]);
+            self.meter.observe(&self.mono[..len]);
             for channel in buffer.as_slice().iter_mut() {
                 channel[position..position + len].copy_from_slice(&self.mono[..len]);
             }
@@ -146,8 +153,11 @@ impl Rosin {
             return;
         }
         self.samples_to_capture = (self.rate.plan().host_rate_hz / VIEW_RATE_HZ) as usize;
-        let engine = &self.engine;
-        self.view_writer.publish(|view| snapshot::capture(engine, view));
+        let (engine, level, cpu_share) = (&self.engine, self.meter.take(), self.cpu.share());
+        self.view_writer.publish(|view| {
+            snapshot::capture(engine, view);
+            snapshot::capture_feedback(level, cpu_share, view);
+        });
         self.repaint.request_repaint();
     }
 }
@@ -284,6 +294,9 @@ impl Plugin for Rosin {
         // Flush-to-zero and denormals-are-zero for the whole call (nice-plug sets only FTZ,
         // and only with a feature Rosin does not use); the host's own mode comes back after.
         let _denormals = DenormalGuard::new();
+        // The call's own time, for the editor's CPU readout (a clock read: no lock, no
+        // allocation).
+        let started = std::time::Instant::now();
         #[cfg(debug_assertions)]
         if self.allocate_in_process_for_test {
             drop(std::hint::black_box(Vec::<u8>::with_capacity(64)));
@@ -310,6 +323,7 @@ impl Plugin for Rosin {
             self.render(start, end, buffer);
             start = end;
         }
+        self.cpu.observe(started.elapsed().as_secs_f64(), samples as f64 / self.rate.plan().host_rate_hz);
         let timing = samples.saturating_sub(1) as u32;
         self.engine.drain_terminated(|note| {
             // The pad's own voices are not the host's notes.

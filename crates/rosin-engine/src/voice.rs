@@ -311,6 +311,11 @@ impl StringVoice {
         self.hand_damping_per_s
     }
 
+    /// What the bow is doing, for the editor.
+    pub fn bow_state(&self) -> crate::view::meter::BowState {
+        crate::view::meter::BowState::of(self.phase(), self.envelope.pressure(), self.envelope.speed())
+    }
+
     /// How loud the voice is now: its output's peak over the last 50 to 100 ms.
     pub fn recent_peak(&self) -> f64 {
         self.silence.recent_peak()

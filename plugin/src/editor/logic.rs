@@ -367,3 +367,56 @@ pub fn log_axis_position(axis: &[f64], value: f64) -> f64 {
         [first, .., last] => (value / first).ln() / (last / first).ln() * (axis.len() - 1) as f64,
     }
 }
+
+/// The meter's scale: this many dB below full scale is its left end.
+pub const METER_FLOOR_DB: f32 = -60.0;
+/// How long the peak-hold line stays before it falls (s).
+pub const PEAK_HOLD_S: f64 = 1.5;
+
+/// Where a linear level sits on the meter, 0 (at or below [`METER_FLOOR_DB`]) to 1 (0 dBFS or
+/// more).
+pub fn meter_fraction(level: f32) -> f32 {
+    let db = 20.0 * level.max(1e-9).log10();
+    ((db - METER_FLOOR_DB) / -METER_FLOOR_DB).clamp(0.0, 1.0)
+}
+
+/// The meter's memory between frames: the held peak and the clip light, which stays lit
+/// until it is clicked.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MeterHold {
+    pub peak: f32,
+    held_at_s: f64,
+    pub clipped: bool,
+}
+
+impl MeterHold {
+    /// Takes the level the audio thread measured since the last snapshot, at `now_s`.
+    pub fn update(&mut self, level: &rosin_engine::view::meter::OutputLevel, now_s: f64) {
+        if level.peak >= self.peak || now_s - self.held_at_s > PEAK_HOLD_S {
+            self.peak = level.peak;
+            self.held_at_s = now_s;
+        }
+        self.clipped |= level.clipped;
+    }
+
+    pub fn reset_clip(&mut self) {
+        self.clipped = false;
+    }
+}
+
+/// The feedback line: the CPU share and the voices, e.g. "CPU 3.1 % · 2 voices: G3 sustained,
+/// C4 attack".
+pub fn feedback_line(feedback: &rosin_engine::view::snapshot::FeedbackView) -> String {
+    let shown = feedback.voices_sounding.min(feedback.voices.len());
+    let voices: Vec<String> = feedback.voices[..shown].iter().map(|v| format!("{}{} {}", note_name(v.key), if v.drum { " drum" } else { "" }, v.state.name())).collect();
+    let more = feedback.voices_sounding.saturating_sub(shown);
+    format!(
+        "CPU {:.1} % · {} voice{}{}{}{}",
+        100.0 * feedback.cpu_share,
+        feedback.voices_sounding,
+        if feedback.voices_sounding == 1 { "" } else { "s" },
+        if voices.is_empty() { "" } else { ": " },
+        voices.join(", "),
+        if more > 0 { format!(" and {more} more") } else { String::new() }
+    )
+}

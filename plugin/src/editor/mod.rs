@@ -4,6 +4,7 @@
 //! - [`logic`]: the pure parts (mouse to touches, host gestures, groups, formatting).
 //! - [`string_view`], [`membrane_view`], [`lab_view`]: the views.
 //! - [`controls_panel`]: the grouped sliders.
+//! - [`feedback`]: the output meter, the CPU readout and the sounding voices.
 //!
 //! The views read [`ViewSnapshot`]s from the audio thread through a triple buffer and
 //! redraw at the window's frame rate. The mouse writes gestures into the same
@@ -12,6 +13,7 @@
 //! executor, so that VST3 hosts get them on their GUI thread.
 
 pub mod controls_panel;
+pub mod feedback;
 pub mod lab_view;
 pub mod logic;
 pub mod membrane_view;
@@ -105,6 +107,8 @@ pub struct RosinEditorApp {
     message: String,
     /// The lab view's stick/slip strip, kept between frames.
     sticking: Vec<bool>,
+    /// The output meter's held peak and clip light.
+    meter: logic::MeterHold,
     /// The lab tab's page: the live contact, or the Guettler diagram.
     guettler_page: bool,
     guettler: Option<logic::GuettlerJob>,
@@ -135,6 +139,7 @@ impl RosinEditorApp {
             frame_times_s: VecDeque::with_capacity(64),
             message: String::new(),
             sticking: Vec::new(),
+            meter: logic::MeterHold::default(),
             guettler_page: std::env::var("ROSIN_EDITOR_VIEW").as_deref() == Ok("guettler"),
             guettler: None,
             lab_key: 55,
@@ -258,7 +263,10 @@ impl NiceEguiApp for RosinEditorApp {
         let params = self.links.params.clone();
         let setter = gui.param_setter();
 
-        egui::Panel::top("top").show(ui, |ui| self.top_bar(ui, &mut tab));
+        egui::Panel::top("top").show(ui, |ui| {
+            self.top_bar(ui, &mut tab);
+            feedback::show(ui, &self.snapshot.feedback, &mut self.meter, time_s);
+        });
         egui::Panel::left("controls").resizable(true).show(ui, |ui| {
             ui.set_min_width(300.0);
             controls_panel::show(ui, &params, &setter);

@@ -7,6 +7,7 @@
 use crate::controller::gesture::PAD_CHANNEL;
 use crate::drum_voice::DrumVoice;
 use crate::view::lab::{LabSource, LAB_SAMPLES};
+use crate::view::meter::{BowState, OutputLevel};
 use crate::ribbon::BowModel;
 use crate::voice::{StringEngine, StringVoice};
 use rosin_physics::bow::contact::FrictionModel;
@@ -133,19 +134,44 @@ impl Default for LabView {
     }
 }
 
+/// The most voices the feedback lists.
+pub const VIEW_VOICES: usize = 24;
+
+/// One sounding voice, for the editor's voice list.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VoiceView {
+    pub key: u8,
+    pub drum: bool,
+    pub state: BowState,
+}
+
+/// The editor's feedback: the output's level since the last snapshot, the audio thread's
+/// load, and the sounding voices (oldest first).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FeedbackView {
+    pub level: OutputLevel,
+    /// The audio thread's averaged share of its real-time budget (1 is all of it).
+    pub cpu_share: f32,
+    /// How many voices sound (all of them, even beyond [`VIEW_VOICES`]).
+    pub voices_sounding: usize,
+    pub voices: [VoiceView; VIEW_VOICES],
+}
+
 /// Everything the views draw, at one moment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewSnapshot {
     pub strings: [StringView; VIEW_STRINGS],
     pub membrane: MembraneView,
     pub lab: LabView,
+    /// Filled by [`capture`] (the voices) and [`capture_feedback`] (level and load).
+    pub feedback: FeedbackView,
     /// Counts captures, so the editor can tell the audio is running.
     pub sequence: u64,
 }
 
 impl Default for ViewSnapshot {
     fn default() -> Self {
-        Self { strings: [StringView::default(); VIEW_STRINGS], membrane: MembraneView::default(), lab: LabView::default(), sequence: 0 }
+        Self { strings: [StringView::default(); VIEW_STRINGS], membrane: MembraneView::default(), lab: LabView::default(), feedback: FeedbackView::default(), sequence: 0 }
     }
 }
 
@@ -245,6 +271,33 @@ fn capture_drum(voice: &DrumVoice, view: &mut MembraneView) {
     resample(drum.tube.current_displacement(), &mut view.tube_displacement_m);
 }
 
+/// The sounding voices, strings and drums, oldest first.
+fn capture_voices(engine: &Engine, view: &mut FeedbackView) {
+    let strings = engine.voices().iter().filter(|v| !v.is_free()).map(|v| (v.age, VoiceView { key: v.note.note, drum: false, state: v.bow_state() }));
+    let drums = engine.drum_voices().iter().filter(|v| !v.is_free()).map(|v| (v.age, VoiceView { key: v.note.note, drum: true, state: v.bow_state() }));
+    let mut count = 0;
+    let mut ages = [u64::MAX; VIEW_VOICES];
+    view.voices = [VoiceView::default(); VIEW_VOICES];
+    for (age, voice) in strings.chain(drums) {
+        count += 1;
+        // Keep the oldest VIEW_VOICES, in order of age (insertion into a short array).
+        if let Some(slot) = ages.iter().position(|&a| age < a) {
+            ages.copy_within(slot..VIEW_VOICES - 1, slot + 1);
+            view.voices.copy_within(slot..VIEW_VOICES - 1, slot + 1);
+            ages[slot] = age;
+            view.voices[slot] = voice;
+        }
+    }
+    view.voices_sounding = count;
+}
+
+/// The output's level since the last snapshot and the audio thread's load, from the
+/// plugin's meters.
+pub fn capture_feedback(level: OutputLevel, cpu_share: f64, snapshot: &mut ViewSnapshot) {
+    snapshot.feedback.level = level;
+    snapshot.feedback.cpu_share = cpu_share as f32;
+}
+
 fn capture_lab(engine: &Engine, view: &mut LabView) {
     let lab = engine.lab();
     let (key, drum, model, friction, last) = match lab.source() {
@@ -296,5 +349,6 @@ pub fn capture(engine: &Engine, snapshot: &mut ViewSnapshot) {
         None => snapshot.membrane.sounding = false,
     }
     capture_lab(engine, &mut snapshot.lab);
+    capture_voices(engine, &mut snapshot.feedback);
     snapshot.sequence += 1;
 }
