@@ -8,6 +8,8 @@
 #                                    its law's curve, the stick/slip strip, the bow point
 #   target/screenshots/guettler.png  the lab's Guettler diagram of G3, swept in the background
 #   target/screenshots/ribbon.png    the string view with the ribbon bow: the string and its twist
+#   target/screenshots/preset.png    the Cello preset loaded and its bow force moved: the preset
+#                                    bar shows "Cello *"
 # With --check it also verifies that each picture shows a moving model (the test suite
 # runs it so). Installs what it needs (Xvfb, ImageMagick, Mesa, ALSA and JACK headers).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -56,6 +58,7 @@ shot waveguide --set string_engine=1
 shot lab
 shot guettler
 shot ribbon --set bow_model=1
+shot preset --preset Cello --set bow_force=9
 
 if $check; then
     # The fraction of pixels in a colour range (ImageMagick's fx: r, g, b in 0..1).
@@ -80,12 +83,17 @@ if $check; then
     never=$(fraction "$out/guettler.png" '(r>0.38 && r<0.48 && g<0.15 && b<0.15) ? 1 : 0')
     # The output meter moves while the demo plays (its green bar in the top strip).
     meter=$(convert "$out/string.png" -crop 1040x90+0+0 -fx '(r>0.25 && r<0.4 && g>0.7 && g<0.85 && b>0.4 && b<0.55) ? 1 : 0' -format '%[fx:mean]' info:)
+    # The preset bar shows the preset's name with the modified mark: the title's pixels
+    # (bright text on the panel) differ from an editor with no preset.
+    convert "$out/preset.png" -crop 240x26+0+50 +repage "$out/preset-title.png"
+    convert "$out/string.png" -crop 240x26+0+50 +repage "$out/no-preset-title.png"
+    title=$(compare -metric AE -fuzz 10% "$out/preset-title.png" "$out/no-preset-title.png" null: 2>&1 || true)
     # The ribbon's string (cyan) and its twist (magenta).
     ribbon=$(fraction "$out/ribbon.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
     twist=$(fraction "$out/ribbon.png" '(r>0.8 && g>0.35 && g<0.5 && b>0.7) ? 1 : 0')
-    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip; Guettler quick: $quick, never: $never; ribbon string: $ribbon, twist: $twist; output meter: $meter"
-    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" -v q="$quick" -v n="$never" -v rb="$ribbon" -v t="$twist" -v m="$meter" \
-        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001 && q > 0.005 && n > 0.005 && rb > 0.0005 && t > 0.0003 && m > 0.002) }' || {
+    echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip; Guettler quick: $quick, never: $never; ribbon string: $ribbon, twist: $twist; output meter: $meter; preset title pixels changed: $title"
+    awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" -v q="$quick" -v n="$never" -v rb="$ribbon" -v t="$twist" -v m="$meter" -v pt="${title%% *}" \
+        'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001 && q > 0.005 && n > 0.005 && rb > 0.0005 && t > 0.0003 && m > 0.002 && pt > 200) }' || {
         echo "The screenshots do not show the string, the membrane, the waveguide and the lab being played; see $out/" >&2
         exit 1
     }

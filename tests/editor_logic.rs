@@ -285,3 +285,26 @@ fn the_meter_holds_its_peak_latches_clipping_and_the_feedback_line_names_the_voi
     assert_eq!(feedback_line(&feedback), "CPU 3.1 % · 2 voices: G3 sustained, C4 drum attack");
     assert_eq!(feedback_line(&FeedbackView::default()), "CPU 0.0 % · 0 voices");
 }
+
+#[test]
+fn the_preset_bar_steps_round_the_list_and_marks_a_moved_control() {
+    use rosin_engine::presets::PRESETS;
+    assert_eq!(preset_step(5, Some(4), 1), Some(0), "next wraps round");
+    assert_eq!(preset_step(5, Some(0), -1), Some(4), "previous wraps round");
+    assert_eq!(preset_step(5, None, 1), Some(0));
+    assert_eq!(preset_step(5, None, -1), Some(4));
+    assert_eq!(preset_step(0, None, 1), None);
+    let violin = PRESETS.iter().find(|p| p.name == "Violin").unwrap().controls();
+    assert!(!differs_from(&violin, &violin));
+    // A host's 32-bit parameters round the values: not a change.
+    let mut rounded = violin;
+    rounded.bow_force_n = (rounded.bow_force_n as f32) as f64;
+    rounded.vibrato_rate_hz = (rounded.vibrato_rate_hz as f32) as f64;
+    assert!(!differs_from(&violin, &rounded));
+    let mut moved = violin;
+    moved.bow_position += 0.01;
+    assert!(differs_from(&violin, &moved));
+    let mut chosen = violin;
+    chosen.body = 2.0;
+    assert!(differs_from(&violin, &chosen));
+}

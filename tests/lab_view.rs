@@ -209,3 +209,18 @@ fn the_feedback_lists_each_voice_with_its_bow_state_through_a_notes_life() {
     let f = state(&drum);
     assert!(f.voices_sounding == 1 && f.voices[0].drum && f.voices[0].key == 48);
 }
+
+#[test]
+fn the_feedback_lists_the_four_strings_open_strings_too() {
+    // The four-string instrument keeps its open strings up (asleep until bowed or driven):
+    // each is listed with its note, none as an empty slot.
+    let mut engine = Engine::new(RATE_HZ);
+    engine.set_controls(&Controls { play_mode: 1.0, ..Controls::default() });
+    engine.handle_event(&NoteEvent::NoteOn { note: note_id(64), velocity: 0.8 });
+    play(&mut engine, 0.3);
+    let mut snapshot = ViewSnapshot::default();
+    capture(&engine, &mut snapshot);
+    let f = snapshot.feedback;
+    assert!(f.voices_sounding >= 4, "{} voices", f.voices_sounding);
+    assert!(f.voices[..f.voices_sounding].iter().all(|v| v.key > 0 && v.state != rosin_engine::view::meter::BowState::Free), "{:?}", &f.voices[..f.voices_sounding]);
+}

@@ -69,6 +69,10 @@ pub struct RosinParams {
     /// Rosin), shown by the editor until dismissed; empty when there is nothing to say.
     #[persist = "state_notice"]
     pub state_notice: Arc<std::sync::RwLock<String>>,
+    /// The name of the preset last loaded or saved from the editor (empty: none), saved with
+    /// the project so that the editor shows it, and whether the controls moved since.
+    #[persist = "preset_name"]
+    pub preset_name: Arc<std::sync::RwLock<String>>,
     #[id = "play_mode"]
     pub play_mode: IntParam,
     #[id = "string_set"]
@@ -108,6 +112,9 @@ pub struct RosinParams {
 /// Starting values that replace the specs' defaults for this process: set once by
 /// `rosin-standalone --set ID=VALUE` before the plugin exists. Plugins in hosts never set it.
 pub static STANDALONE_START_VALUES: std::sync::OnceLock<Vec<(&'static str, f64)>> = std::sync::OnceLock::new();
+/// The factory preset `rosin-standalone --preset NAME` starts on (its values are among the
+/// start values), shown by the editor as the preset loaded.
+pub static STANDALONE_START_PRESET: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
 
 fn start_value(spec: &ControlSpec) -> f64 {
     STANDALONE_START_VALUES.get().and_then(|values| values.iter().find(|(id, _)| *id == spec.id)).map_or(spec.default, |(_, v)| spec.clamp(*v))
@@ -203,6 +210,7 @@ impl Default for RosinParams {
             pad_layout: choice(&controls::PAD_LAYOUT),
             state_version: Arc::new(std::sync::atomic::AtomicU32::new(rosin_engine::state::STATE_VERSION)),
             state_notice: Arc::new(std::sync::RwLock::new(String::new())),
+            preset_name: Arc::new(std::sync::RwLock::new(STANDALONE_START_PRESET.get().map_or_else(String::new, |name| name.to_string()))),
             play_mode: choice(&controls::PLAY_MODE),
             string_set: choice(&controls::STRING_SET),
             glide_time: param(&controls::GLIDE_TIME),

@@ -1,8 +1,9 @@
 //! Rosin as a standalone program with its editor open: `rosin-standalone --backend dummy`
 //! runs with no sound card; `--backend jack` or `alsa` plays through one.
 //!
-//! Besides nice-plug's standalone options it takes `--set ID=VALUE` (repeatable), the
-//! parameters' values at start, e.g. `--set instrument=1` to open on the friction drum.
+//! Besides nice-plug's standalone options it takes `--preset NAME` (a factory preset to
+//! start on) and `--set ID=VALUE` (repeatable, applied after the preset), the parameters'
+//! values at start, e.g. `--set instrument=1` to open on the friction drum.
 
 use std::process::ExitCode;
 
@@ -14,7 +15,18 @@ fn main() -> ExitCode {
     let mut values = Vec::new();
     let mut args = std::env::args();
     passed.extend(args.next());
+    let mut preset_values = Vec::new();
     while let Some(arg) = args.next() {
+        if arg == "--preset" {
+            let name = args.next().unwrap_or_default();
+            let Some(preset) = rosin_engine::presets::find(&name) else {
+                eprintln!("rosin-standalone: '--preset {name}' is not a factory preset (see rosin-render --list-presets)");
+                return ExitCode::from(2);
+            };
+            preset_values = controls::ALL.iter().map(|spec| (spec.id, preset.value(spec))).collect();
+            let _ = rosin::params::STANDALONE_START_PRESET.set(preset.name);
+            continue;
+        }
         if arg != "--set" {
             passed.push(arg);
             continue;
@@ -32,6 +44,9 @@ fn main() -> ExitCode {
             }
         }
     }
+    // The `--set` values win over the preset's: they come first in the list.
+    let from_preset: Vec<_> = preset_values.into_iter().filter(|(id, _)| !values.iter().any(|(set, _)| set == id)).collect();
+    values.extend(from_preset);
     let _ = STANDALONE_START_VALUES.set(values);
     if nice_plug::wrapper::standalone::nice_export_standalone_with_args::<rosin::plugin::Rosin, _>(passed) {
         ExitCode::SUCCESS

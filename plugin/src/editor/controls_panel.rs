@@ -1,11 +1,13 @@
-//! The preset menu (the factory presets and the player's own, saved as files through
-//! [`rosin_engine::user_presets`]), then every parameter as a slider, in the groups of
-//! [`CONTROL_GROUPS`], with its unit.
+//! The preset bar (the preset's name, marked `*` once a control moves from it; previous and
+//! next; a browser of the factory presets by category and the player's own, saved as files
+//! through [`rosin_engine::user_presets`]), then every parameter as a slider, in the groups
+//! of [`CONTROL_GROUPS`], with its unit.
 
 use nice_plug::prelude::ParamSetter;
 use nice_plug_egui::widgets::ParamSlider;
 
-use super::logic::CONTROL_GROUPS;
+use super::logic::{differs_from, preset_step, CONTROL_GROUPS};
+use rosin_engine::controls::Controls;
 use rosin_engine::controls;
 use crate::params::{ParamRef, RosinParams};
 use rosin_engine::presets::{Preset, PRESETS};
@@ -37,15 +39,78 @@ fn apply_values(value: impl Fn(&controls::ControlSpec) -> f64, params: &RosinPar
     }
 }
 
-/// The menu's memory between frames: the preset last chosen, the player's presets on disk
-/// (listed again at most once a second), the name typed for saving, and the last outcome.
+/// The menu's memory between frames: the preset last chosen and its values (to tell when
+/// the controls have moved from it), the player's presets on disk (listed again at most
+/// once a second), the name typed for saving, and the last outcome.
 #[derive(Clone, Default)]
 struct PresetMenuState {
     chosen: Option<String>,
+    reference: Option<Controls>,
+    started: bool,
     user_presets: Vec<(String, std::path::PathBuf)>,
     listed_at_s: Option<f64>,
     save_name: String,
     status: Option<(bool, String)>,
+}
+
+/// One entry of the preset list: a factory preset, or one of the player's files.
+#[derive(Clone)]
+enum Entry {
+    Factory(&'static Preset),
+    User(String, std::path::PathBuf),
+}
+
+impl Entry {
+    fn name(&self) -> &str {
+        match self {
+            Entry::Factory(p) => p.name,
+            Entry::User(name, _) => name,
+        }
+    }
+}
+
+impl PresetMenuState {
+    fn entries(&self) -> Vec<Entry> {
+        PRESETS.iter().map(Entry::Factory).chain(self.user_presets.iter().map(|(n, p)| Entry::User(n.clone(), p.clone()))).collect()
+    }
+
+    /// Loads `entry` into the host's parameters (one gesture per control) and remembers it.
+    fn load(&mut self, entry: &Entry, params: &RosinParams, setter: &ParamSetter) {
+        match entry {
+            Entry::Factory(preset) => {
+                apply_preset(preset, params, setter);
+                self.reference = Some(preset.controls());
+                self.status = None;
+            }
+            Entry::User(name, path) => match user_presets::load(path) {
+                Ok(preset) => {
+                    apply_values(|spec| preset.value(spec), params, setter);
+                    self.status = (!preset.unknown_ids.is_empty()).then(|| (true, format!("Loaded; skipped unknown {}", preset.unknown_ids.join(", "))));
+                    self.save_name = name.clone();
+                    self.reference = Some(preset.controls);
+                }
+                Err(error) => {
+                    self.status = Some((false, format!("Not loaded: {error}")));
+                    return;
+                }
+            },
+        }
+        self.chosen = Some(entry.name().to_string());
+        if let Ok(mut n) = params.preset_name.write() {
+            *n = entry.name().to_string();
+        }
+    }
+
+    /// The chosen preset's values, found again by name (a project saved with a preset's
+    /// name, or the first frame after the editor opens).
+    fn find_reference(&mut self) {
+        let Some(name) = self.chosen.clone() else { return };
+        self.reference = match self.entries().into_iter().find(|e| e.name() == name) {
+            Some(Entry::Factory(preset)) => Some(preset.controls()),
+            Some(Entry::User(_, path)) => user_presets::load(&path).ok().map(|p| p.controls),
+            None => None,
+        };
+    }
 }
 
 fn preset_menu(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
@@ -57,35 +122,55 @@ fn preset_menu(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
         menu.user_presets = directory.as_deref().map(user_presets::list).unwrap_or_default();
         menu.listed_at_s = Some(now_s);
     }
+    if !menu.started {
+        // The project's preset, by name.
+        menu.started = true;
+        let saved = params.preset_name.read().map(|n| n.clone()).unwrap_or_default();
+        if !saved.is_empty() {
+            menu.chosen = Some(saved);
+            menu.find_reference();
+        }
+    }
+    let entries = menu.entries();
+    let current = menu.chosen.as_deref().and_then(|c| entries.iter().position(|e| e.name() == c));
+    let modified = menu.reference.as_ref().is_some_and(|r| differs_from(r, &params.controls()));
     ui.horizontal(|ui| {
-        ui.label("Preset");
-        egui::ComboBox::from_id_salt("preset").selected_text(menu.chosen.clone().unwrap_or_else(|| "-".into())).width(190.0).show_ui(ui, |ui| {
+        let title = match &menu.chosen {
+            Some(name) => format!("{name}{}", if modified { " *" } else { "" }),
+            None => "No preset".into(),
+        };
+        ui.label(egui::RichText::new(title).heading()).on_hover_text(if modified { "The controls have moved from the preset (*)" } else { "The preset loaded" });
+    });
+    ui.horizontal(|ui| {
+        let mut step = 0;
+        if ui.button("< Prev").on_hover_text("The previous preset").clicked() {
+            step = -1;
+        }
+        if ui.button("Next >").on_hover_text("The next preset").clicked() {
+            step = 1;
+        }
+        if step != 0 {
+            if let Some(i) = preset_step(entries.len(), current, step) {
+                menu.load(&entries[i], params, setter);
+            }
+        }
+        egui::ComboBox::from_id_salt("preset").selected_text("Browse").width(150.0).show_ui(ui, |ui| {
             let mut category = "";
-            for preset in PRESETS {
-                if preset.category != category {
-                    category = preset.category;
+            for entry in &entries {
+                let heading = match entry {
+                    Entry::Factory(p) => p.category,
+                    Entry::User(..) => "Yours",
+                };
+                if heading != category {
+                    category = heading;
                     ui.label(egui::RichText::new(category).small().weak());
                 }
-                if ui.selectable_label(menu.chosen.as_deref() == Some(preset.name), preset.name).on_hover_text(preset.description).clicked() {
-                    apply_preset(preset, params, setter);
-                    menu.chosen = Some(preset.name.to_string());
-                    menu.status = None;
-                }
-            }
-            if !menu.user_presets.is_empty() {
-                ui.label(egui::RichText::new("Yours").small().weak());
-            }
-            for (name, path) in menu.user_presets.clone() {
-                if ui.selectable_label(menu.chosen.as_deref() == Some(name.as_str()), &name).on_hover_text(path.display().to_string()).clicked() {
-                    match user_presets::load(&path) {
-                        Ok(preset) => {
-                            apply_values(|spec| preset.value(spec), params, setter);
-                            menu.status = (!preset.unknown_ids.is_empty()).then(|| (true, format!("Loaded; skipped unknown {}", preset.unknown_ids.join(", "))));
-                            menu.save_name = name.clone();
-                            menu.chosen = Some(name);
-                        }
-                        Err(error) => menu.status = Some((false, format!("Not loaded: {error}"))),
-                    }
+                let hover = match entry {
+                    Entry::Factory(p) => p.description.to_string(),
+                    Entry::User(_, path) => path.display().to_string(),
+                };
+                if ui.selectable_label(menu.chosen.as_deref() == Some(entry.name()), entry.name()).on_hover_text(hover).clicked() {
+                    menu.load(entry, params, setter);
                 }
             }
         });
@@ -97,7 +182,12 @@ fn preset_menu(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
             let result = directory.as_deref().ok_or(user_presets::PresetFileError::NoDirectory).and_then(|dir| user_presets::save(dir, menu.save_name.trim(), &params.controls()));
             menu.status = Some(match result {
                 Ok(path) => {
-                    menu.chosen = Some(menu.save_name.trim().to_string());
+                    let name = menu.save_name.trim().to_string();
+                    if let Ok(mut n) = params.preset_name.write() {
+                        *n = name.clone();
+                    }
+                    menu.chosen = Some(name);
+                    menu.reference = Some(params.controls());
                     menu.listed_at_s = None;
                     (true, format!("Saved {}", path.display()))
                 }

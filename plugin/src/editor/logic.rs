@@ -420,3 +420,25 @@ pub fn feedback_line(feedback: &rosin_engine::view::snapshot::FeedbackView) -> S
         if more > 0 { format!(" and {more} more") } else { String::new() }
     )
 }
+
+/// The preset `step` places on from `current` in a list of `count` (wrapping round), or the
+/// first (stepping forward) or last (back) when none is current.
+pub fn preset_step(count: usize, current: Option<usize>, step: i32) -> Option<usize> {
+    if count == 0 {
+        return None;
+    }
+    Some(match current {
+        Some(i) => (i as i64 + step as i64).rem_euclid(count as i64) as usize,
+        None if step >= 0 => 0,
+        None => count - 1,
+    })
+}
+
+/// Whether the controls now differ from `reference` (a preset's value for every control),
+/// beyond the rounding of a host's 32-bit parameters.
+pub fn differs_from(reference: &rosin_engine::controls::Controls, now: &rosin_engine::controls::Controls) -> bool {
+    controls::ALL.iter().any(|spec| {
+        let (a, b) = (reference.get(spec.id).unwrap_or(spec.default), now.get(spec.id).unwrap_or(spec.default));
+        (a - b).abs() > 1e-5 * (spec.max - spec.min).abs().max(1e-9)
+    })
+}

@@ -276,14 +276,17 @@ fn capture_voices(engine: &Engine, view: &mut FeedbackView) {
     let strings = engine.voices().iter().filter(|v| !v.is_free()).map(|v| (v.age, VoiceView { key: v.note.note, drum: false, state: v.bow_state() }));
     let drums = engine.drum_voices().iter().filter(|v| !v.is_free()).map(|v| (v.age, VoiceView { key: v.note.note, drum: true, state: v.bow_state() }));
     let mut count = 0;
-    let mut ages = [u64::MAX; VIEW_VOICES];
+    let mut ages = [0u64; VIEW_VOICES];
     view.voices = [VoiceView::default(); VIEW_VOICES];
     for (age, voice) in strings.chain(drums) {
-        count += 1;
         // Keep the oldest VIEW_VOICES, in order of age (insertion into a short array).
-        if let Some(slot) = ages.iter().position(|&a| age < a) {
-            ages.copy_within(slot..VIEW_VOICES - 1, slot + 1);
-            view.voices.copy_within(slot..VIEW_VOICES - 1, slot + 1);
+        let filled = count.min(VIEW_VOICES);
+        count += 1;
+        let slot = ages[..filled].iter().position(|&a| age < a).unwrap_or(filled);
+        if slot < VIEW_VOICES {
+            let end = (filled + 1).min(VIEW_VOICES);
+            ages.copy_within(slot..end - 1, slot + 1);
+            view.voices.copy_within(slot..end - 1, slot + 1);
             ages[slot] = age;
             view.voices[slot] = voice;
         }
