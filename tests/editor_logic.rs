@@ -308,3 +308,21 @@ fn the_preset_bar_steps_round_the_list_and_marks_a_moved_control() {
     chosen.body = 2.0;
     assert!(differs_from(&violin, &chosen));
 }
+
+#[test]
+fn the_performance_strip_and_the_side_panel_show_every_control_once() {
+    // For either instrument: the strip's controls are real, and the side panel (the groups
+    // less what the strip shows) holds every other control, none twice.
+    for drum in [false, true] {
+        let strip = performance_controls(drum);
+        assert!(strip.iter().all(|id| controls::find(id).is_some()));
+        let panel: Vec<&str> = CONTROL_GROUPS.iter().flat_map(|(_, ids)| ids.iter().copied()).filter(|id| !strip.contains(id)).collect();
+        let mut all: Vec<&str> = strip.iter().copied().chain(panel.iter().copied()).collect();
+        all.sort_unstable();
+        let before = all.len();
+        all.dedup();
+        assert_eq!(before, all.len(), "a control shown twice");
+        assert_eq!(all.len(), controls::ALL.len(), "a control shown nowhere");
+    }
+    assert!(STRING_PERFORMANCE_CONTROLS.contains(&"bow_force") && DRUM_PERFORMANCE_CONTROLS.contains(&"drum_tuning"));
+}

@@ -218,14 +218,20 @@ fn state_notice(ui: &mut egui::Ui, params: &RosinParams) {
     });
 }
 
-pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
+/// The preset bar and every control not on the performance strip (`shown_elsewhere`), in
+/// collapsible groups.
+pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter, shown_elsewhere: &[&str]) {
     state_notice(ui, params);
     preset_menu(ui, params, setter);
     egui::ScrollArea::vertical().id_salt("controls").show(ui, |ui| {
         for (group, ids) in CONTROL_GROUPS {
-            egui::CollapsingHeader::new(*group).default_open(true).show(ui, |ui| {
+            let ids: Vec<&str> = ids.iter().copied().filter(|id| !shown_elsewhere.contains(id)).collect();
+            if ids.is_empty() {
+                continue;
+            }
+            egui::CollapsingHeader::new(*group).default_open(false).show(ui, |ui| {
                 egui::Grid::new(*group).num_columns(2).spacing([8.0, 4.0]).show(ui, |ui| {
-                    for id in *ids {
+                    for id in ids {
                         let (Some(spec), Some(param)) = (controls::find(id), params.param_ref(id)) else { continue };
                         let tip = tooltip(spec);
                         ui.label(spec.name).on_hover_text(&tip);
@@ -238,6 +244,34 @@ pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter) {
                     }
                 });
             });
+        }
+    });
+}
+
+/// The performance strip: the controls of `ids` as large labelled sliders with their
+/// values and units, three to a row.
+pub fn performance_strip(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter, ids: &[&str]) {
+    const COLUMNS: usize = 3;
+    // Each cell holds its slider and the value box beside it (about 90 px).
+    let cell = ((ui.available_width() - 16.0 * COLUMNS as f32) / COLUMNS as f32).max(120.0);
+    let slider = (cell - 95.0).max(40.0);
+    egui::Grid::new("performance").num_columns(COLUMNS).spacing([16.0, 6.0]).show(ui, |ui| {
+        for (i, id) in ids.iter().enumerate() {
+            let (Some(spec), Some(param)) = (controls::find(id), params.param_ref(id)) else { continue };
+            let tip = tooltip(spec);
+            ui.vertical(|ui| {
+                ui.set_width(cell);
+                ui.label(egui::RichText::new(spec.name).strong().size(15.0)).on_hover_text(&tip);
+                ui.spacing_mut().interact_size.y = 24.0;
+                match param {
+                    ParamRef::Float(p) => ui.add(ParamSlider::for_param(p, setter).with_width(slider)),
+                    ParamRef::Int(p) => ui.add(ParamSlider::for_param(p, setter).with_width(slider)),
+                }
+                .on_hover_text(&tip);
+            });
+            if i % COLUMNS == COLUMNS - 1 {
+                ui.end_row();
+            }
         }
     });
 }

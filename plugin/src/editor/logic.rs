@@ -442,3 +442,14 @@ pub fn differs_from(reference: &rosin_engine::controls::Controls, now: &rosin_en
         (a - b).abs() > 1e-5 * (spec.max - spec.min).abs().max(1e-9)
     })
 }
+
+/// The controls a player reaches for while playing, on the performance strip under the view
+/// (issue 19), for the strings and for the drum. The side panel leaves out whichever the
+/// strip shows, so no control is in two places.
+pub const STRING_PERFORMANCE_CONTROLS: &[&str] = &["bow_force", "bow_velocity", "bow_position", "vibrato_depth", "body_mix", "output_gain"];
+pub const DRUM_PERFORMANCE_CONTROLS: &[&str] = &["drum_tuning", "drum_damping", "drum_variation", "drum_gain", "output_gain"];
+
+/// The performance strip's controls for the instrument chosen.
+pub fn performance_controls(drum: bool) -> &'static [&'static str] {
+    if drum { DRUM_PERFORMANCE_CONTROLS } else { STRING_PERFORMANCE_CONTROLS }
+}

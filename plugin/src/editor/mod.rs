@@ -267,9 +267,15 @@ impl NiceEguiApp for RosinEditorApp {
             self.top_bar(ui, &mut tab);
             feedback::show(ui, &self.snapshot.feedback, &mut self.meter, time_s);
         });
+        let performance = logic::performance_controls(self.drum());
         egui::Panel::left("controls").resizable(true).show(ui, |ui| {
             ui.set_min_width(300.0);
-            controls_panel::show(ui, &params, &setter);
+            controls_panel::show(ui, &params, &setter, performance);
+        });
+        egui::Panel::bottom("performance").show(ui, |ui| {
+            ui.add_space(6.0);
+            controls_panel::performance_strip(ui, &params, &setter, performance);
+            ui.add_space(6.0);
         });
         egui::CentralPanel::default().show(ui, |ui| match tab {
             Tab::String => {
