@@ -326,3 +326,12 @@ fn the_performance_strip_and_the_side_panel_show_every_control_once() {
     }
     assert!(STRING_PERFORMANCE_CONTROLS.contains(&"bow_force") && DRUM_PERFORMANCE_CONTROLS.contains(&"drum_tuning"));
 }
+
+#[test]
+fn every_editor_page_round_trips_through_its_saved_name() {
+    for (tab, guettler) in [(Tab::String, false), (Tab::Membrane, false), (Tab::Lab, false), (Tab::Lab, true)] {
+        assert_eq!(page_from_name(page_name(tab, guettler)), Some((tab, guettler)));
+    }
+    assert_eq!(page_from_name(""), None, "a project saved before pages were saved opens as it did");
+    assert_eq!(page_from_name("nonsense"), None);
+}

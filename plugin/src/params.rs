@@ -73,6 +73,10 @@ pub struct RosinParams {
     /// the project so that the editor shows it, and whether the controls moved since.
     #[persist = "preset_name"]
     pub preset_name: Arc<std::sync::RwLock<String>>,
+    /// The editor's page (`string`, `membrane`, `lab` or `guettler`), saved with the project
+    /// and opened again with it; empty until the editor has been opened.
+    #[persist = "editor_page"]
+    pub editor_page: Arc<std::sync::RwLock<String>>,
     #[id = "play_mode"]
     pub play_mode: IntParam,
     #[id = "string_set"]
@@ -210,6 +214,7 @@ impl Default for RosinParams {
             pad_layout: choice(&controls::PAD_LAYOUT),
             state_version: Arc::new(std::sync::atomic::AtomicU32::new(rosin_engine::state::STATE_VERSION)),
             state_notice: Arc::new(std::sync::RwLock::new(String::new())),
+            editor_page: Arc::new(std::sync::RwLock::new(String::new())),
             preset_name: Arc::new(std::sync::RwLock::new(STANDALONE_START_PRESET.get().map_or_else(String::new, |name| name.to_string()))),
             play_mode: choice(&controls::PLAY_MODE),
             string_set: choice(&controls::STRING_SET),

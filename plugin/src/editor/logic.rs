@@ -453,3 +453,34 @@ pub const DRUM_PERFORMANCE_CONTROLS: &[&str] = &["drum_tuning", "drum_damping", 
 pub fn performance_controls(drum: bool) -> &'static [&'static str] {
     if drum { DRUM_PERFORMANCE_CONTROLS } else { STRING_PERFORMANCE_CONTROLS }
 }
+
+/// Which view the editor shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    String,
+    Membrane,
+    /// The live lab view: the loudest voice's hysteresis loop, stick/slip and bow point, or
+    /// the Guettler diagram.
+    Lab,
+}
+
+/// The name a page is saved with in the project: the tab, and on the lab tab which page.
+pub fn page_name(tab: Tab, guettler: bool) -> &'static str {
+    match (tab, guettler) {
+        (Tab::String, _) => "string",
+        (Tab::Membrane, _) => "membrane",
+        (Tab::Lab, false) => "lab",
+        (Tab::Lab, true) => "guettler",
+    }
+}
+
+/// The page a saved name (or `ROSIN_EDITOR_VIEW`) names; `None` for anything else.
+pub fn page_from_name(name: &str) -> Option<(Tab, bool)> {
+    match name {
+        "string" => Some((Tab::String, false)),
+        "membrane" => Some((Tab::Membrane, false)),
+        "lab" => Some((Tab::Lab, false)),
+        "guettler" => Some((Tab::Lab, true)),
+        _ => None,
+    }
+}

@@ -42,14 +42,7 @@ use membrane_view::{MembraneImage, MembraneMouse};
 pub const DEFAULT_SIZE: (f32, f32) = (1040.0, 660.0);
 pub const MIN_SIZE: (f32, f32) = (760.0, 480.0);
 
-/// Which view is shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tab {
-    String,
-    Membrane,
-    /// The live lab view: the loudest voice's hysteresis loop, stick/slip and bow point.
-    Lab,
-}
+pub use logic::Tab;
 
 /// Hands a parameter gesture to the host on its GUI thread.
 pub type GesturePoster = Arc<dyn Fn(HostGesture) + Send + Sync>;
@@ -83,6 +76,11 @@ pub fn apply_host_gesture(context: &GuiContext, params: &RosinParams, gesture: H
         (Some(ParamRef::Int(p)), HostGesture::End(_)) => setter.end_set_parameter(p),
         (None, _) => {}
     }
+}
+
+/// The editor page saved with the project (empty: none).
+fn params_page(params: &RosinParams) -> String {
+    params.editor_page.read().map(|p| p.clone()).unwrap_or_default()
 }
 
 pub fn create(links: EditorLinks, state: Arc<EguiEditorState>, repaint: RepaintNotifier) -> Option<EguiEditor<RosinEditorApp>> {
@@ -119,12 +117,7 @@ pub struct RosinEditorApp {
 impl RosinEditorApp {
     fn new(links: EditorLinks) -> Self {
         // The screenshot script opens a chosen view first.
-        let tab = match std::env::var("ROSIN_EDITOR_VIEW").as_deref() {
-            Ok("membrane") => Some(Tab::Membrane),
-            Ok("string") => Some(Tab::String),
-            Ok("lab") | Ok("guettler") => Some(Tab::Lab),
-            _ => None,
-        };
+        let tab = std::env::var("ROSIN_EDITOR_VIEW").ok().and_then(|name| logic::page_from_name(&name)).map(|(tab, _)| tab);
         Self {
             links,
             gui: None,
@@ -259,6 +252,14 @@ impl NiceEguiApp for RosinEditorApp {
         if let Ok(mut reader) = self.links.view.lock() {
             self.snapshot.clone_from(reader.read());
         }
+        if self.tab.is_none() {
+            // The page the project was saved on, if any.
+            let saved = params_page(&self.links.params);
+            if let Some((tab, guettler)) = logic::page_from_name(&saved) {
+                self.tab = Some(tab);
+                self.guettler_page = guettler;
+            }
+        }
         let mut tab = self.tab.unwrap_or(if self.drum() { Tab::Membrane } else { Tab::String });
         let params = self.links.params.clone();
         let setter = gui.param_setter();
@@ -321,6 +322,11 @@ impl NiceEguiApp for RosinEditorApp {
                 }
             }
         });
+        if self.tab != Some(tab) || params_page(&self.links.params) != logic::page_name(tab, self.guettler_page) {
+            if let Ok(mut page) = self.links.params.editor_page.write() {
+                *page = logic::page_name(tab, self.guettler_page).to_string();
+            }
+        }
         self.tab = Some(tab);
         self.play_mouse(time_s, tab);
         self.report_host_gestures();
