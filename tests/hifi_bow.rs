@@ -254,3 +254,66 @@ fn ticking_does_not_allocate_and_reset_is_deterministic() {
     assert_eq!(first, again);
     assert!(first.iter().any(|y| y.abs() > 1e-3));
 }
+
+#[test]
+fn the_contact_never_spends_more_than_its_budget_on_the_worst_inputs() {
+    // Issue 18: a hard budget, asserted as a maximum. The coupled contact meets hostile
+    // samples: free velocities from 1e-9 to 1e3 m/s of either sign and jumping, normal forces
+    // from 1e-12 to 1e4 N, NaN and infinity, near-singular and lopsided mobilities, bristles
+    // from 1e2 to 1e8 N/m, and warm starts far from any root. Every answer is finite, and no
+    // solve takes more than MAX_EVALUATIONS_PER_SAMPLE_PER_POINT evaluations a point.
+    use rosin_physics::bow::hifi_contact::{BristleContact, ContactSystem, MAX_EVALUATIONS_PER_SAMPLE_PER_POINT};
+    use rosin_physics::friction::dupont::ElastoPlasticParams;
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (mut solves, mut fallbacks, mut worst) = (0u64, 0u64, 0usize);
+    for points in 1..=4usize {
+        for stiffness in [1e2, 1e4, 1e6, 1e8] {
+            let friction = ElastoPlasticParams { bristle_stiffness_n_per_m: stiffness / points as f64, ..ElastoPlasticParams::matusiak2025() };
+            let mut contact = BristleContact::new(friction, points);
+            for sample in 0..2_000 {
+                let scale = 10f64.powf(-9.0 + 12.0 * next());
+                let mut free = [0.0; 4];
+                for a in free.iter_mut().take(points) {
+                    *a = scale * (2.0 * next() - 1.0);
+                }
+                let force = match sample % 13 {
+                    0 => f64::NAN,
+                    1 => f64::INFINITY,
+                    2 => 1e-12,
+                    _ => 10f64.powf(-3.0 + 7.0 * next()),
+                };
+                if sample % 17 == 0 {
+                    free[0] = f64::NAN;
+                }
+                // A mobility of a string's stencils close together (near singular) plus hair.
+                let (diagonal, coupling) = (10f64.powf(-4.0 + 4.0 * next()), 0.999 * next());
+                let mut mobility = [[0.0; 4]; 4];
+                for m in 0..points {
+                    for j in 0..points {
+                        mobility[m][j] = diagonal * if m == j { 1.0 } else { coupling };
+                    }
+                    mobility[m][m] += 1e-3;
+                }
+                if sample % 50 == 0 {
+                    contact.set_warm_start(1e3 * (2.0 * next() - 1.0), -1e6);
+                }
+                let system = ContactSystem { points, free_velocity_mps: free, mobility_s_per_kg: mobility };
+                let solution = contact.solve(&system, force, 1.0 / (22_050.0 * (1.0 + 70.0 * next())));
+                assert!(solution.force_n.iter().chain(&solution.velocity_mps).all(|x| x.is_finite()), "sample {sample}: {solution:?}");
+            }
+            solves += contact.stats.solves();
+            fallbacks += contact.stats.fallbacks;
+            assert!(contact.stats.max_evaluations <= MAX_EVALUATIONS_PER_SAMPLE_PER_POINT * points, "{} evaluations with {points} points", contact.stats.max_evaluations);
+            worst = worst.max(contact.stats.max_evaluations.div_ceil(points));
+        }
+    }
+    println!("{solves} hostile solves, {fallbacks} fell back; the most evaluations a point took in one sample: {worst} (budget {MAX_EVALUATIONS_PER_SAMPLE_PER_POINT})");
+    assert!(fallbacks > 0, "nothing here was hard enough to test the fallback's budget");
+    assert!(worst <= MAX_EVALUATIONS_PER_SAMPLE_PER_POINT, "{worst} evaluations a point");
+}

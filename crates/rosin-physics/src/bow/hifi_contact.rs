@@ -40,6 +40,11 @@ pub const MAX_NEWTON_STEPS: usize = 40;
 pub const MAX_EVALUATIONS_PER_POINT: usize = 120;
 pub const FALLBACK_EVALUATIONS_PER_POINT: usize = 104;
 pub const POLISH_EVALUATIONS_PER_POINT: usize = 40;
+/// The hard budget of friction-law evaluations one sample's solve may make, per contact
+/// point: Newton, the sweeps and the polish, the sweeps' starting forces, the two merits
+/// that choose between Newton's and the fallback's answer, and the forces at the answer.
+/// [`IterationStats::max_evaluations`] records the most a solve took.
+pub const MAX_EVALUATIONS_PER_SAMPLE_PER_POINT: usize = MAX_EVALUATIONS_PER_POINT + FALLBACK_EVALUATIONS_PER_POINT + POLISH_EVALUATIONS_PER_POINT + 4;
 /// Residual evaluations one scalar solve of the fallback may take.
 const SCALAR_SOLVE_EVALUATIONS: usize = 24;
 /// Halvings of one Newton step while it does not reduce the residual. On Table 2's string in
@@ -449,6 +454,8 @@ impl BristleContact {
         let mut budget = MAX_EVALUATIONS_PER_POINT * n;
         let (converged, iterations) = self.newton(system, normal_force_n, k, &mut x, cap, &mut budget);
         let fell_back = !converged;
+        // Friction-law evaluations at single points this sample (an `evaluate` is `n`).
+        let mut evaluations = MAX_EVALUATIONS_PER_POINT * n - budget + n;
         if fell_back {
             self.stats.fallbacks += 1;
             self.stats.record(MAX_NEWTON_STEPS);
@@ -461,6 +468,8 @@ impl BristleContact {
             let mut polish = POLISH_EVALUATIONS_PER_POINT * n;
             self.newton(system, normal_force_n, k, &mut x, MAX_POLISH_STEPS, &mut polish);
             let merit = self.evaluate(system, normal_force_n, k, &x).merit;
+            // The sweeps' starting forces, and the two merits.
+            evaluations += FALLBACK_EVALUATIONS_PER_POINT * n - sweeps + POLISH_EVALUATIONS_PER_POINT * n - polish + 3 * n;
             if !(merit <= newton_merit) && newton_merit.is_finite() {
                 x = newton_best;
             }
@@ -468,6 +477,7 @@ impl BristleContact {
             self.stats.record(iterations);
         }
 
+        self.stats.max_evaluations = self.stats.max_evaluations.max(evaluations);
         let mut solution = ContactSolution { iterations: if fell_back { MAX_NEWTON_STEPS } else { iterations }, fell_back, ..ContactSolution::default() };
         for m in 0..n {
             let state = self.point_state(normal_force_n, k, m, x[m], x[n + m]);
