@@ -259,3 +259,24 @@ fn every_law_settles_onto_its_steady_curve_when_sliding_steadily() {
         }
     }
 }
+
+#[test]
+fn the_refined_law_plays_within_its_budget() {
+    // The point bow's passive refined law solves within MAX_REFINED_EVALUATIONS (issue 18):
+    // over a two-octave legato scale and a chord at default controls no sample takes more,
+    // and most end in Newton (the rest in the budget's bisection: 6.8 % here; against the
+    // unbudgeted solve the render differs by -119 dB RMS).
+    use common::listen::{chord, melody, two_octave_scale};
+    use rosin_physics::bow::contact::MAX_REFINED_EVALUATIONS;
+    let mut phrase = melody(&two_octave_scale(43), 0.3, 0.03, 0.8, 0.0, RATE);
+    chord(&[55, 62, 69, 76], 0.2, 1.0, 0.8, RATE, &mut phrase.timeline);
+    let mut controls = Controls { friction_model: 1.0, ..Controls::default() };
+    let mut engine = Engine::new(RATE);
+    let out = rosin_engine::render::render(&mut engine, &mut controls, &phrase.timeline, phrase.length as u64, 256);
+    assert!(out.iter().all(|s| s.is_finite()));
+    let stats = engine.newton_stats();
+    println!("{} solves, {} ended in the bisection, at most {} evaluations", stats.solves(), stats.fallbacks, stats.max_evaluations);
+    assert!(stats.solves() > 100_000);
+    assert!(stats.max_evaluations <= MAX_REFINED_EVALUATIONS, "{} evaluations", stats.max_evaluations);
+    assert!((stats.fallbacks as f64) < 0.1 * stats.solves() as f64, "{} of {} samples fell back", stats.fallbacks, stats.solves());
+}

@@ -148,7 +148,8 @@ fn the_budgeted_scalar_solve_stays_within_its_budget_and_finds_the_root() {
         for (j, start) in [0.0, -1.0, 5.0, 1e3].into_iter().enumerate() {
             let problem = RefinedProblem { friction: &friction, damping_law: Law::Refined, normal_force_n: 2.0, free_velocity_mps: free, mobility_s_per_kg: 0.05, time_step_s: 1.0 / 44_100.0 };
             let bristle = RefinedBristle::from_state(1e-6 * (i as f64 - 3.0), start, 1e-10);
-            let (v, used) = bristle.find_root_within(&problem, 24);
+            let search = bristle.find_root_within(&problem, 24);
+            let (v, used) = (search.velocity_mps, search.evaluations);
             worst_used = worst_used.max(used);
             assert!(v.is_finite() && used <= 24, "free {free}, start {start}: {v} after {used}");
             let full = bristle.solve(&problem);

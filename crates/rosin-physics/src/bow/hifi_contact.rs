@@ -359,7 +359,8 @@ impl BristleContact {
     /// Newton and bisection.
     fn solve_scalar(&self, normal_force_n: f64, k: f64, m: usize, a: f64, b: f64, start: f64, max_evaluations: usize) -> (f64, usize) {
         let bristle = RefinedBristle::from_state(self.z_half[m], start, self.tolerance_mps);
-        bristle.find_root_within(&self.scalar_problem(normal_force_n, k, a, b), max_evaluations)
+        let search = bristle.find_root_within(&self.scalar_problem(normal_force_n, k, a, b), max_evaluations);
+        (search.velocity_mps, search.evaluations)
     }
 
     /// Gauss-Seidel over the points from `x`: each solves its scalar problem against the

@@ -24,6 +24,16 @@ const MAX_STEP_HALVINGS: usize = 30;
 const MAX_BRACKET_STEPS: usize = 60;
 const MAX_BISECTIONS: usize = 200;
 
+/// What a budgeted root search found: the root, the residual evaluations and Newton steps
+/// it took, and whether Newton met its tolerance (else the bisection's answer).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RootSearch {
+    pub velocity_mps: f64,
+    pub evaluations: usize,
+    pub newton_steps: usize,
+    pub converged: bool,
+}
+
 /// How the bristle damping depends on the relative velocity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BristleDamping {
@@ -177,6 +187,18 @@ impl RefinedBristle {
         RefinedSolution { velocity_mps: v, deflection_m: r, deflection_rate_mps: rate, force_n: p.friction.bristle_stiffness_n_per_m * r + s1 * rate, iterations }
     }
 
+    /// As [`Self::solve`], within `max_evaluations` residual evaluations
+    /// ([`Self::find_root_within`]): for a contact in real time.
+    pub fn solve_within(&self, p: &RefinedProblem, max_evaluations: usize) -> (RefinedSolution, RootSearch) {
+        let search = self.find_root_within(p, max_evaluations);
+        let v = search.velocity_mps;
+        let k = p.time_step_s;
+        let (r, _) = self.deflection_for(p, v);
+        let (s1, _) = p.damping_law.at(p.friction, p.normal_force_n, v);
+        let rate = 2.0 * (r - self.deflection_half_m) / k;
+        (RefinedSolution { velocity_mps: v, deflection_m: r, deflection_rate_mps: rate, force_n: p.friction.bristle_stiffness_n_per_m * r + s1 * rate, iterations: search.newton_steps }, search)
+    }
+
     /// Moves the bristle on to `z^{n+1/2}`.
     pub fn commit(&mut self, solution: &RefinedSolution) {
         self.deflection_half_m = 2.0 * solution.deflection_m - self.deflection_half_m;
@@ -209,17 +231,16 @@ impl RefinedBristle {
     }
 
     /// The root of `G` with at most `max_evaluations` residual evaluations (at least 4):
-    /// Newton with step halving from the previous solution while it makes progress, then
-    /// bisection on a bracket grown around it with what remains. Returns the root and the
-    /// evaluations spent. For callers with a budget in real time (the high-fidelity bow's
-    /// fallback, which solves every point several times a sample).
-    pub fn find_root_within(&self, p: &RefinedProblem, max_evaluations: usize) -> (f64, usize) {
+    /// Newton with step halving (at most four halvings a step) from the previous solution
+    /// while it makes progress, then bisection on a bracket grown around where it stopped
+    /// with what remains. For callers with a budget in real time: the point bow's contact,
+    /// and the high-fidelity bow's fallback, which solves every point several times a sample.
+    pub fn find_root_within(&self, p: &RefinedProblem, max_evaluations: usize) -> RootSearch {
         let budget = max_evaluations.max(4);
         let mut used = 1;
+        let mut steps = 0;
         let mut v = self.last_velocity_mps;
         let (mut g, mut dg) = self.residual(p, v);
-        // Newton while it makes progress and the budget lasts; a step is halved at most four
-        // times.
         while used + 5 <= budget {
             if !dg.is_finite() || dg.abs() <= 1e-300 || !g.is_finite() {
                 break;
@@ -240,11 +261,11 @@ impl RefinedBristle {
             }
             v -= step;
             (g, dg) = trial;
+            steps += 1;
             if step.abs() <= self.tolerance_mps.max(1e-15 * v.abs()) || g == 0.0 {
-                return (v, used);
+                return RootSearch { velocity_mps: v, evaluations: used, newton_steps: steps, converged: true };
             }
         }
-        // Bisection from here, on a bracket grown around the best point.
         let residual = |x: f64| self.residual(p, x).0;
         let centre = if v.is_finite() { v } else { 0.0 };
         let mut width = 1e-3;
@@ -271,7 +292,7 @@ impl RefinedBristle {
                 g_lo = g_mid;
             }
         }
-        (0.5 * (lo + hi), used)
+        RootSearch { velocity_mps: 0.5 * (lo + hi), evaluations: used, newton_steps: steps, converged: false }
     }
 
     /// The fallback: bisection on a bracket grown around the previous solution. `G` runs
