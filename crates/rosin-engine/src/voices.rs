@@ -716,6 +716,7 @@ impl Engine {
         let mut stats = IterationStats::default();
         for voice in &self.voices {
             stats.merge(&voice.bowed_string().bow.stats());
+            stats.merge(voice.ribbon().bowed().stats());
         }
         for drum in &self.drums {
             stats.merge(&drum.drum().bow.stats());
