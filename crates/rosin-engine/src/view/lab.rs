@@ -14,8 +14,6 @@
 use crate::drum_voice::DrumVoice;
 use crate::voice::StringVoice;
 pub use crate::view::probe::ContactProbe;
-use rosin_physics::bow::contact::FrictionModel;
-use rosin_physics::friction::dupont::ElastoPlasticParams;
 
 /// Samples kept: 85 ms at 48 kHz, four periods of E2, more than one of the lowest string.
 pub const LAB_SAMPLES: usize = 4096;
@@ -104,11 +102,9 @@ impl LabRecorder {
             LabSource::String(i) => strings.get(i).filter(|v| !v.is_free()).map(|v| v.recent_peak() * v.evening_gain()),
             LabSource::Drum(i) => drums.get(i).filter(|v| !v.is_free()).map(|v| v.recent_peak()),
         };
-        let loudest = strings
-            .iter()
-            .enumerate()
-            .map(|(i, _)| LabSource::String(i))
-            .chain(drums.iter().enumerate().map(|(i, _)| LabSource::Drum(i)))
+        let loudest = (0..strings.len())
+            .map(LabSource::String)
+            .chain((0..drums.len()).map(LabSource::Drum))
             .filter_map(|s| level_of(s).map(|level| (s, level)))
             .fold(None, |best: Option<(LabSource, f64)>, (s, level)| match best {
                 Some((_, top)) if top >= level => best,
@@ -154,11 +150,4 @@ impl LabRecorder {
         }
         self.filled
     }
-}
-
-/// What the lab's loop is drawn against: the followed voice's law and controls.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LabLaw {
-    pub model: FrictionModel,
-    pub friction: ElastoPlasticParams,
 }

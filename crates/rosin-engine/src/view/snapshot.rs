@@ -233,18 +233,9 @@ fn capture_waveguide(waveguide: &WaveguideString, finger_fraction: f64, view: &m
     let mut shape = [0.0; VIEW_STRING_POINTS];
     waveguide.displacement_into(&mut shape);
     let sounding = (1.0 - finger_fraction).max(1e-6);
-    let last = (VIEW_STRING_POINTS - 1) as f64;
-    for (i, out) in view.displacement_m.iter_mut().enumerate() {
-        let along = (i as f64 / last - finger_fraction) / sounding;
-        *out = if along <= 0.0 {
-            0.0
-        } else {
-            let x = (along * last).min(last);
-            let j = (x as usize).min(VIEW_STRING_POINTS - 2);
-            let a = x - j as f64;
-            (shape[j] * (1.0 - a) + shape[j + 1] * a) as f32
-        };
-    }
+    let finger = ((finger_fraction * (VIEW_STRING_POINTS - 1) as f64).round() as usize).min(VIEW_STRING_POINTS - 2);
+    view.displacement_m[..finger].fill(0.0);
+    resample(&shape, &mut view.displacement_m[finger..]);
     view.bow_from_nut = (finger_fraction + sounding * (1.0 - waveguide.bow_position())) as f32;
 }
 

@@ -287,11 +287,6 @@ impl HiFiBowedString {
         }
     }
 
-    /// The string's grid (a sympathetic drive's point is placed on it).
-    pub fn string_grid(&self) -> &SchemeGrid {
-        self.string.grid()
-    }
-
     /// Everything back to rest, with the bow at rest on the string.
     pub fn reset(&mut self) {
         self.string.reset();
