@@ -42,7 +42,7 @@ ensure_rust() {
 SYSTEM_PACKAGES=(build-essential pkg-config python3 python3-venv)
 # The standalone build (ALSA, JACK headers) and the editor under a virtual X server with
 # software OpenGL, for scripts/screenshots.sh.
-SCREENSHOT_PACKAGES=(libasound2-dev libjack-jackd2-dev xvfb imagemagick libgl1 libegl1 libgl1-mesa-dri libx11-xcb1 libxcursor1 libxkbcommon-x11-0)
+SCREENSHOT_PACKAGES=(libasound2-dev libjack-jackd2-dev xvfb x11-xserver-utils imagemagick libgl1 libegl1 libgl1-mesa-dri libx11-xcb1 libxcursor1 libxkbcommon-x11-0)
 
 # A virtual environment under target/ with pedalboard (a headless VST3 host) and mido.
 python_env() {

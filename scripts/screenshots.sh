@@ -10,6 +10,11 @@
 #   target/screenshots/ribbon.png    the string view with the ribbon bow: the string and its twist
 #   target/screenshots/preset.png    the Cello preset loaded and its bow force moved: the preset
 #                                    bar shows "Cello *"
+#   target/screenshots/small.png     the whole screen, with a project saved at 800 x 500: the
+#                                    editor opens at that size, every control reachable
+#   target/screenshots/hidpi.png     a 4K screen at twice the usual DPI (Xft.dpi 192), with a
+#                                    project saved at 1920 x 1080 logical pixels: the editor
+#                                    fills the 3840 x 2160 screen, drawn at twice the scale
 # With --check it also verifies that each picture shows a moving model (the test suite
 # runs it so). Installs what it needs (Xvfb, ImageMagick, Mesa, ALSA and JACK headers).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -32,24 +37,28 @@ cargo build --quiet -p sensel-mock
 out=target/screenshots
 mkdir -p "$out"
 display=":$((90 + RANDOM % 100))"
-Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
+# -noreset keeps the X resources (the DPI) between clients.
+Xvfb "$display" -noreset -screen 0 3840x2160x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
 xvfb_pid=$!
 trap 'kill "$xvfb_pid" 2>/dev/null || true' EXIT
 sleep 1
 
-# shot VIEW [--set ID=VALUE ...]: runs the standalone with no sound card, waits for the
-# demo performance to get going, and grabs the screen.
+# shot NAME [--set ID=VALUE ...]: runs the standalone with no sound card on the view NAME
+# (or $VIEW), waits for the demo performance to get going, and grabs the screen (the
+# editor's default size, or $CROP: "full" for the whole screen).
 shot() {
-    local view=$1
+    local name=$1
     shift
-    DISPLAY="$display" SENSEL_MOCK_DEMO=1 ROSIN_SENSEL_LIB="$PWD/target/debug/libsensel_mock.so" ROSIN_EDITOR_VIEW="$view" \
-        "$standalone" --backend dummy "$@" >"$out/$view.log" 2>&1 &
+    DISPLAY="$display" SENSEL_MOCK_DEMO=1 ROSIN_SENSEL_LIB="$PWD/target/debug/libsensel_mock.so" ROSIN_EDITOR_VIEW="${VIEW:-$name}" \
+        "$standalone" --backend dummy "$@" >"$out/$name.log" 2>&1 &
     local pid=$!
-    sleep 6
-    DISPLAY="$display" import -window root -crop 1040x660+0+0 "$out/$view.png"
+    sleep "${WAIT_S:-6}"
+    local crop=(-crop "${CROP:-1040x660+0+0}")
+    [ "${CROP:-}" = full ] && crop=()
+    DISPLAY="$display" import -window root "${crop[@]}" "$out/$name.png"
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    say "Saved $out/$view.png"
+    say "Saved $out/$name.png"
 }
 
 shot string
@@ -59,6 +68,11 @@ shot lab
 shot guettler
 shot ribbon --set bow_model=1
 shot preset --preset Cello --set bow_force=9
+# A project saved small, then one saved at 4K on a screen of twice the DPI (set last: the
+# DPI holds for every later client).
+VIEW=string CROP=full shot small --editor-size 800x500
+echo "Xft.dpi: 192" | DISPLAY="$display" xrdb -nocpp -merge
+VIEW=string CROP=full WAIT_S=10 shot hidpi --editor-size 1920x1080
 
 if $check; then
     # The fraction of pixels in a colour range (ImageMagick's fx: r, g, b in 0..1).
@@ -91,6 +105,22 @@ if $check; then
     # The ribbon's string (cyan) and its twist (magenta).
     ribbon=$(fraction "$out/ribbon.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
     twist=$(fraction "$out/ribbon.png" '(r>0.8 && g>0.35 && g<0.5 && b>0.7) ? 1 : 0')
+    # The small project: the editor is 800 x 500 (its panels are grey, the screen beyond is
+    # black), the string plays in it and the performance strip's sliders (blue) show.
+    inside=$(convert "$out/small.png" -crop 800x500+0+0 -fx '(r+g+b > 0.05) ? 1 : 0' -format '%[fx:mean]' info:)
+    beyond=$(convert "$out/small.png" -crop 3040x2160+800+0 -fx '(r+g+b > 0.05) ? 1 : 0' -format '%[fx:mean]' info:)
+    small_string=$(convert "$out/small.png" -crop 800x500+0+0 -fx '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0' -format '%[fx:mean]' info:)
+    sliders=$(convert "$out/small.png" -crop 520x170+280+330 -fx '(r<0.1 && g>0.3 && g<0.5 && b>0.45) ? 1 : 0' -format '%[fx:mean]' info:)
+    # The 4K project at twice the DPI: the editor reaches the screen's far corner (the output
+    # gain's slider and value) and its string is drawn there at the larger scale.
+    corner=$(convert "$out/hidpi.png" -crop 800x400+3040+1760 -fx '(r+g+b > 0.05) ? 1 : 0' -format '%[fx:mean]' info:)
+    hidpi_string=$(fraction "$out/hidpi.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
+    echo "small window: drawn $inside inside 800 x 500 and $beyond beyond, string $small_string, strip sliders $sliders; 4K at 2x: far corner drawn $corner, string $hidpi_string"
+    awk -v i="$inside" -v o="$beyond" -v s="$small_string" -v l="$sliders" -v c="$corner" -v h="$hidpi_string" \
+        'BEGIN { exit !(i > 0.95 && o < 0.001 && s > 0.0005 && l > 0.01 && c > 0.5 && h > 0.0002) }' || {
+        echo "The editor did not open at the sizes the projects were saved at, or did not draw at twice the DPI; see $out/small.png and $out/hidpi.png" >&2
+        exit 1
+    }
     echo "waveguide string: $waveguide; lab loop: $loop, law curve: $curve, stick: $stick, slip: $slip; Guettler quick: $quick, never: $never; ribbon string: $ribbon, twist: $twist; output meter: $meter; preset title pixels changed: $title"
     awk -v s="$string" -v b="$bow" -v a="$air" -v g="$grey" -v w="$waveguide" -v l="$loop" -v c="$curve" -v k="$stick" -v p="$slip" -v q="$quick" -v n="$never" -v rb="$ribbon" -v t="$twist" -v m="$meter" -v pt="${title%% *}" \
         'BEGIN { exit !(s > 0.0005 && b > 0.0001 && a > 0.0002 && g > 0.03 && w > 0.0005 && l > 0.0005 && c > 0.0002 && k > 0.0005 && p > 0.0001 && q > 0.005 && n > 0.005 && rb > 0.0005 && t > 0.0003 && m > 0.002 && pt > 200) }' || {

@@ -294,6 +294,25 @@ fn saved_projects_of_every_version_load_as_they_sounded() {
     assert_eq!(saved_value(&state, "damping"), Some(2.0));
 }
 
+/// The editor's page, window size and preset name travel with the project: a state that
+/// holds them loads them, and saves them again unchanged.
+#[test]
+fn the_editors_page_size_and_preset_name_are_saved_with_the_project() {
+    let library = library();
+    let instance = ClapInstance::new(&library, PLUGIN_ID);
+    let json = String::from_utf8_lossy(&fixture("v2-violin.json")[8..]).into_owned();
+    let editor = r#""editor_page":"\"lab\"","editor_size":"[812.0,503.0]","preset_name":"\"Cello\"","#;
+    let json = json.replacen("\"fields\":{", &format!("\"fields\":{{{editor}"), 1);
+    assert!(instance.load_state(&state_bytes(&json)), "the project was refused");
+    let saved = String::from_utf8_lossy(&instance.save_state()[8..]).into_owned();
+    for field in [r#""editor_page":"\"lab\"""#, r#""editor_size":"[812.0,503.0]""#, r#""preset_name":"\"Cello\"""#] {
+        assert!(saved.contains(field), "{field} was lost: {saved}");
+    }
+    // A new instance has no size yet: the editor opens at its default.
+    let fresh = String::from_utf8_lossy(&ClapInstance::new(&library, PLUGIN_ID).save_state()[8..]).into_owned();
+    assert!(fresh.contains(r#""editor_size":"null""#), "{fresh}");
+}
+
 #[test]
 fn out_of_range_values_in_a_state_are_clamped() {
     // A hand-edited or foreign project: values are clamped into range and unknown IDs are

@@ -335,3 +335,42 @@ fn every_editor_page_round_trips_through_its_saved_name() {
     assert_eq!(page_from_name(""), None, "a project saved before pages were saved opens as it did");
     assert_eq!(page_from_name("nonsense"), None);
 }
+
+#[test]
+fn the_window_opens_at_the_size_the_project_was_saved_at_and_records_the_players() {
+    let default = (1040.0, 660.0);
+    // A project saved at 800 x 500: the first frame asks the host for it; the opening
+    // size the window reports meanwhile is not recorded over it.
+    let mut keeper = WindowSizeKeeper::default();
+    assert_eq!(keeper.resized(default), None, "the opening size overwrote the saved one");
+    assert_eq!(keeper.frame(Some((800.0, 500.0)), default), Some((800.0, 500.0)));
+    assert_eq!(keeper.resized(default), None, "a late opening size overwrote the saved one");
+    assert_eq!(keeper.resized((800.0, 500.0)), Some((800.0, 500.0)), "the granted size");
+    assert_eq!(keeper.resized((1200.0, 900.0)), Some((1200.0, 900.0)), "the player's size is saved");
+    assert_eq!(keeper.frame(Some((1200.0, 900.0)), (1200.0, 900.0)), None, "asked again");
+
+    // A host that refuses: the keeper stops asking, and the player's next size counts.
+    let mut keeper = WindowSizeKeeper::default();
+    assert!(keeper.frame(Some((2000.0, 1200.0)), default).is_some());
+    for _ in 0..WINDOW_RESTORE_FRAMES {
+        assert_eq!(keeper.frame(Some((2000.0, 1200.0)), default), None, "asked twice");
+    }
+    assert_eq!(keeper.resized((1100.0, 700.0)), Some((1100.0, 700.0)));
+
+    // Reopened: restored again, and nothing asked when the window already has the size.
+    keeper.closed();
+    assert_eq!(keeper.frame(Some((1100.0, 700.0)), (1100.4, 699.6)), None);
+    assert_eq!(keeper.resized((1300.0, 700.0)), Some((1300.0, 700.0)));
+
+    // A project from before sizes were saved opens at the default and records from then on.
+    let mut keeper = WindowSizeKeeper::default();
+    assert_eq!(keeper.frame(None, default), None);
+    assert_eq!(keeper.resized((900.0, 600.0)), Some((900.0, 600.0)));
+
+    // Saved sizes the editor cannot take are clamped or ignored.
+    assert_eq!(window_size_to_restore((100.0, 100.0)), Some(WINDOW_MIN_SIZE));
+    assert_eq!(window_size_to_restore((1e6, 1e6)), Some(WINDOW_MAX_SIZE));
+    assert_eq!(window_size_to_restore((f32::NAN, 500.0)), None);
+    assert_eq!(window_size_to_restore((-800.0, 500.0)), None);
+    assert_eq!(window_size_to_restore((3840.4, 2160.0)), Some((3840.0, 2160.0)));
+}

@@ -77,6 +77,10 @@ pub struct RosinParams {
     /// and opened again with it; empty until the editor has been opened.
     #[persist = "editor_page"]
     pub editor_page: Arc<std::sync::RwLock<String>>,
+    /// The editor window's size in logical pixels, saved with the project once the player
+    /// resizes it, and asked of the host when the editor opens; `None` until then.
+    #[persist = "editor_size"]
+    pub editor_size: Arc<std::sync::RwLock<Option<(f32, f32)>>>,
     #[id = "play_mode"]
     pub play_mode: IntParam,
     #[id = "string_set"]
@@ -119,6 +123,10 @@ pub static STANDALONE_START_VALUES: std::sync::OnceLock<Vec<(&'static str, f64)>
 /// The factory preset `rosin-standalone --preset NAME` starts on (its values are among the
 /// start values), shown by the editor as the preset loaded.
 pub static STANDALONE_START_PRESET: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// The editor size `rosin-standalone --editor-size WxH` starts on, as if a project saved
+/// at that size had loaded.
+pub static STANDALONE_START_EDITOR_SIZE: std::sync::OnceLock<(f32, f32)> = std::sync::OnceLock::new();
 
 fn start_value(spec: &ControlSpec) -> f64 {
     STANDALONE_START_VALUES.get().and_then(|values| values.iter().find(|(id, _)| *id == spec.id)).map_or(spec.default, |(_, v)| spec.clamp(*v))
@@ -215,6 +223,7 @@ impl Default for RosinParams {
             state_version: Arc::new(std::sync::atomic::AtomicU32::new(rosin_engine::state::STATE_VERSION)),
             state_notice: Arc::new(std::sync::RwLock::new(String::new())),
             editor_page: Arc::new(std::sync::RwLock::new(String::new())),
+            editor_size: Arc::new(std::sync::RwLock::new(STANDALONE_START_EDITOR_SIZE.get().copied())),
             preset_name: Arc::new(std::sync::RwLock::new(STANDALONE_START_PRESET.get().map_or_else(String::new, |name| name.to_string()))),
             play_mode: choice(&controls::PLAY_MODE),
             string_set: choice(&controls::STRING_SET),

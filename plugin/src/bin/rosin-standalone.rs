@@ -3,7 +3,9 @@
 //!
 //! Besides nice-plug's standalone options it takes `--preset NAME` (a factory preset to
 //! start on) and `--set ID=VALUE` (repeatable, applied after the preset), the parameters'
-//! values at start, e.g. `--set instrument=1` to open on the friction drum.
+//! values at start, e.g. `--set instrument=1` to open on the friction drum, and
+//! `--editor-size WxH`, the window size in logical pixels a project would have saved (the
+//! editor asks for it on its first frame).
 
 use std::process::ExitCode;
 
@@ -25,6 +27,15 @@ fn main() -> ExitCode {
             };
             preset_values = controls::ALL.iter().map(|spec| (spec.id, preset.value(spec))).collect();
             let _ = rosin::params::STANDALONE_START_PRESET.set(preset.name);
+            continue;
+        }
+        if arg == "--editor-size" {
+            let text = args.next().unwrap_or_default();
+            let Some(size) = text.split_once('x').and_then(|(w, h)| Some((w.parse::<f32>().ok()?, h.parse::<f32>().ok()?))) else {
+                eprintln!("rosin-standalone: '--editor-size {text}' is not WIDTHxHEIGHT in logical pixels, e.g. 800x500");
+                return ExitCode::from(2);
+            };
+            let _ = rosin::params::STANDALONE_START_EDITOR_SIZE.set(size);
             continue;
         }
         if arg != "--set" {

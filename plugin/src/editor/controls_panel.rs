@@ -251,11 +251,13 @@ pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter, shown
 /// The performance strip: the controls of `ids` as large labelled sliders with their
 /// values and units, three to a row.
 pub fn performance_strip(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter, ids: &[&str]) {
-    const COLUMNS: usize = 3;
-    // Each cell holds its slider and the value box beside it (about 90 px).
-    let cell = ((ui.available_width() - 16.0 * COLUMNS as f32) / COLUMNS as f32).max(120.0);
+    // Each cell holds its slider and the value box beside it (about 90 px). Three to a row,
+    // or two in a small window, so that a slider stays long enough to play.
+    let cell_width = |columns: usize| ((ui.available_width() - 16.0 * columns as f32) / columns as f32).max(120.0);
+    let columns = if cell_width(3) >= 210.0 { 3 } else { 2 };
+    let cell = cell_width(columns);
     let slider = (cell - 95.0).max(40.0);
-    egui::Grid::new("performance").num_columns(COLUMNS).spacing([16.0, 6.0]).show(ui, |ui| {
+    egui::Grid::new("performance").num_columns(columns).spacing([16.0, 6.0]).show(ui, |ui| {
         for (i, id) in ids.iter().enumerate() {
             let (Some(spec), Some(param)) = (controls::find(id), params.param_ref(id)) else { continue };
             let tip = tooltip(spec);
@@ -269,7 +271,7 @@ pub fn performance_strip(ui: &mut egui::Ui, params: &RosinParams, setter: &Param
                 }
                 .on_hover_text(&tip);
             });
-            if i % COLUMNS == COLUMNS - 1 {
+            if i % columns == columns - 1 {
                 ui.end_row();
             }
         }

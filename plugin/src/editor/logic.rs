@@ -484,3 +484,99 @@ pub fn page_from_name(name: &str) -> Option<(Tab, bool)> {
         _ => None,
     }
 }
+
+/// The editor's least size and the largest it asks the host for on opening, in logical
+/// pixels (8K at a scale of 1).
+pub const WINDOW_MIN_SIZE: (f32, f32) = (760.0, 480.0);
+pub const WINDOW_MAX_SIZE: (f32, f32) = (7680.0, 4320.0);
+/// Frames the keeper waits for the host to grant a restored size before it gives up (the
+/// host may refuse, or offer another size).
+pub const WINDOW_RESTORE_FRAMES: u32 = 30;
+
+/// Keeps the editor window's size with the project (issue 19).
+///
+/// nice-plug-egui opens the window at the size the editor was built with, before any
+/// project loads, and offers no way to change it. So the keeper asks the host, on the first
+/// frame, for the size the project was saved at, and from then on records every size the
+/// player gives the window. Until the restored size is granted (or the host has had
+/// [`WINDOW_RESTORE_FRAMES`] frames to refuse it), the sizes the window reports are its
+/// opening size, and are not recorded over the saved one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WindowSizeKeeper {
+    /// The window is not open yet, or has not drawn its first frame.
+    Opening,
+    /// The host was asked for this size, this many frames ago.
+    Asked((f32, f32), u32),
+    /// Every size the window takes is the player's, and is saved.
+    Recording,
+}
+
+impl Default for WindowSizeKeeper {
+    fn default() -> Self {
+        Self::Opening
+    }
+}
+
+impl WindowSizeKeeper {
+    /// A frame drawn at `current` logical pixels, with `saved` the project's size: returns
+    /// the size to ask the host for, if any.
+    pub fn frame(&mut self, saved: Option<(f32, f32)>, current: (f32, f32)) -> Option<(f32, f32)> {
+        match *self {
+            Self::Opening => {
+                let wanted = saved.and_then(window_size_to_restore);
+                match wanted {
+                    Some(size) if !same_window_size(size, current) => {
+                        *self = Self::Asked(size, 0);
+                        Some(size)
+                    }
+                    _ => {
+                        *self = Self::Recording;
+                        None
+                    }
+                }
+            }
+            Self::Asked(size, frames) => {
+                *self = if same_window_size(size, current) || frames + 1 >= WINDOW_RESTORE_FRAMES { Self::Recording } else { Self::Asked(size, frames + 1) };
+                None
+            }
+            Self::Recording => None,
+        }
+    }
+
+    /// The window now has `size` logical pixels: returns the size to save with the project,
+    /// if it is the player's.
+    pub fn resized(&mut self, size: (f32, f32)) -> Option<(f32, f32)> {
+        match *self {
+            Self::Opening => None,
+            Self::Asked(asked, _) => {
+                if same_window_size(asked, size) {
+                    *self = Self::Recording;
+                    Some(size)
+                } else {
+                    None
+                }
+            }
+            Self::Recording => Some(size),
+        }
+    }
+
+    /// The window closed: the next opening restores again.
+    pub fn closed(&mut self) {
+        *self = Self::Opening;
+    }
+}
+
+/// A saved size the editor can take: clamped to its least and largest size; `None` for a
+/// size that is not a size (not finite, or not positive).
+pub fn window_size_to_restore(saved: (f32, f32)) -> Option<(f32, f32)> {
+    let (w, h) = saved;
+    if !(w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0) {
+        return None;
+    }
+    Some((w.clamp(WINDOW_MIN_SIZE.0, WINDOW_MAX_SIZE.0).round(), h.clamp(WINDOW_MIN_SIZE.1, WINDOW_MAX_SIZE.1).round()))
+}
+
+/// Two window sizes within a pixel of each other (hosts and scale factors round).
+fn same_window_size(a: (f32, f32), b: (f32, f32)) -> bool {
+    (a.0 - b.0).abs() <= 1.5 && (a.1 - b.1).abs() <= 1.5
+}

@@ -14,6 +14,7 @@
 
 pub mod controls_panel;
 pub mod feedback;
+pub mod headless;
 pub mod lab_view;
 pub mod logic;
 pub mod membrane_view;
@@ -40,7 +41,7 @@ use membrane_view::{MembraneImage, MembraneMouse};
 
 /// The editor's size when it first opens, in logical pixels.
 pub const DEFAULT_SIZE: (f32, f32) = (1040.0, 660.0);
-pub const MIN_SIZE: (f32, f32) = (760.0, 480.0);
+pub const MIN_SIZE: (f32, f32) = logic::WINDOW_MIN_SIZE;
 
 pub use logic::Tab;
 
@@ -112,6 +113,8 @@ pub struct RosinEditorApp {
     guettler: Option<logic::GuettlerJob>,
     /// The note the lab last followed: the Guettler diagram's note when none sounds.
     lab_key: u8,
+    /// Restores the project's window size on opening and records the player's.
+    size_keeper: logic::WindowSizeKeeper,
 }
 
 impl RosinEditorApp {
@@ -136,6 +139,7 @@ impl RosinEditorApp {
             guettler_page: std::env::var("ROSIN_EDITOR_VIEW").as_deref() == Ok("guettler"),
             guettler: None,
             lab_key: 55,
+            size_keeper: logic::WindowSizeKeeper::default(),
         }
     }
 
@@ -148,7 +152,8 @@ impl RosinEditorApp {
     }
 
     fn top_bar(&mut self, ui: &mut egui::Ui, tab: &mut Tab) {
-        ui.horizontal(|ui| {
+        // Wrapped, so that a small window shows all of it on two lines.
+        ui.horizontal_wrapped(|ui| {
             ui.heading("Rosin");
             ui.separator();
             ui.selectable_value(tab, Tab::String, "String");
@@ -218,6 +223,17 @@ impl RosinEditorApp {
         }
     }
 
+    /// On the first frames, asks the host for the size the project was saved at.
+    fn restore_window_size(&mut self, ctx: &egui::Context) {
+        let zoom = ctx.zoom_factor();
+        let points = ctx.content_rect().size();
+        let current = (points.x * zoom, points.y * zoom);
+        let saved = self.links.params.editor_size.read().ok().and_then(|size| *size);
+        if let Some((width, height)) = self.size_keeper.frame(saved, current) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(egui::vec2(width / zoom, height / zoom)));
+        }
+    }
+
     fn report_host_gestures(&mut self) {
         let gesture = self.links.bus.lane(0);
         let drum = self.drum();
@@ -243,6 +259,39 @@ impl NiceEguiApp for RosinEditorApp {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut nice_plug_egui::Frame) {
+        self.draw(ui);
+    }
+
+    fn resized(&mut self, new_size: nice_plug_egui::baseview::WindowSize) {
+        let size = (new_size.logical.width as f32, new_size.logical.height as f32);
+        if let Some(size) = self.size_keeper.resized(size) {
+            if let Ok(mut saved) = self.links.params.editor_size.write() {
+                *saved = Some(size);
+            }
+        }
+    }
+
+    fn editor_closed(&mut self) {
+        self.size_keeper.closed();
+        // Nothing stays bowed by a closed window, and every host gesture is ended.
+        for (lane, gesture) in self.mouse_mapper.lift_all() {
+            self.links.bus.write(lane, &gesture, GestureSource::Mouse);
+        }
+        self.mouse.bowing = None;
+        self.membrane_mouse = None;
+        for task in self.tracker.end_all() {
+            (self.links.post_gesture)(task);
+        }
+        self.membrane.forget_texture();
+        // The shared context stays: the gesture ends above may run after this returns.
+        self.gui = None;
+    }
+}
+
+impl RosinEditorApp {
+    /// Draws one frame of the editor into `ui`: what the window does each frame, and what
+    /// [`headless::HeadlessEditor`] does without a window.
+    pub fn draw(&mut self, ui: &mut egui::Ui) {
         let Some(gui) = self.gui.clone() else { return };
         let time_s = ui.input(|i| i.time);
         if self.frame_times_s.len() == 60 {
@@ -260,6 +309,7 @@ impl NiceEguiApp for RosinEditorApp {
                 self.guettler_page = guettler;
             }
         }
+        self.restore_window_size(ui.ctx());
         let mut tab = self.tab.unwrap_or(if self.drum() { Tab::Membrane } else { Tab::String });
         let params = self.links.params.clone();
         let setter = gui.param_setter();
@@ -269,8 +319,10 @@ impl NiceEguiApp for RosinEditorApp {
             feedback::show(ui, &self.snapshot.feedback, &mut self.meter, time_s);
         });
         let performance = logic::performance_controls(self.drum());
+        // The side panel takes less of a small window (800 x 500 leaves the view 550 wide).
+        let side_width = (ui.ctx().content_rect().width() * 0.29).clamp(220.0, 380.0);
         egui::Panel::left("controls").resizable(true).show(ui, |ui| {
-            ui.set_min_width(300.0);
+            ui.set_min_width(side_width);
             controls_panel::show(ui, &params, &setter, performance);
         });
         egui::Panel::bottom("performance").show(ui, |ui| {
@@ -331,20 +383,5 @@ impl NiceEguiApp for RosinEditorApp {
         self.play_mouse(time_s, tab);
         self.report_host_gestures();
         ui.ctx().request_repaint_after(Duration::from_millis(16));
-    }
-
-    fn editor_closed(&mut self) {
-        // Nothing stays bowed by a closed window, and every host gesture is ended.
-        for (lane, gesture) in self.mouse_mapper.lift_all() {
-            self.links.bus.write(lane, &gesture, GestureSource::Mouse);
-        }
-        self.mouse.bowing = None;
-        self.membrane_mouse = None;
-        for task in self.tracker.end_all() {
-            (self.links.post_gesture)(task);
-        }
-        self.membrane.forget_texture();
-        // The shared context stays: the gesture ends above may run after this returns.
-        self.gui = None;
     }
 }
