@@ -10,6 +10,7 @@
 #   target/screenshots/ribbon.png    the string view with the ribbon bow: the string and its twist
 #   target/screenshots/preset.png    the Cello preset loaded and its bow force moved: the preset
 #                                    bar shows "Cello *"
+#   target/screenshots/groups.png    the string view with every group of the side panel open
 #   target/screenshots/small.png     the whole screen, with a project saved at 800 x 500: the
 #                                    editor opens at that size, every control reachable
 #   target/screenshots/hidpi.png     a 4K screen at twice the usual DPI (Xft.dpi 192), with a
@@ -68,6 +69,7 @@ shot lab
 shot guettler
 shot ribbon --set bow_model=1
 shot preset --preset Cello --set bow_force=9
+ROSIN_EDITOR_GROUPS=open VIEW=string shot groups
 # A project saved small, then one saved at 4K on a screen of twice the DPI (set last: the
 # DPI holds for every later client).
 VIEW=string CROP=full shot small --editor-size 800x500
@@ -105,6 +107,12 @@ if $check; then
     # The ribbon's string (cyan) and its twist (magenta).
     ribbon=$(fraction "$out/ribbon.png" '(r<0.5 && g>0.7 && b>0.7) ? 1 : 0')
     twist=$(fraction "$out/ribbon.png" '(r>0.8 && g>0.35 && g<0.5 && b>0.7) ? 1 : 0')
+    # With the groups open the side panel shows their sliders: it differs from the closed one.
+    convert "$out/groups.png" -crop 290x560+0+90 +repage "$out/groups-panel.png"
+    convert "$out/string.png" -crop 290x560+0+90 +repage "$out/closed-panel.png"
+    opened=$(compare -metric AE -fuzz 10% "$out/groups-panel.png" "$out/closed-panel.png" null: 2>&1 || true)
+    echo "side panel pixels changed by opening the groups: $opened"
+    awk -v o="${opened%% *}" 'BEGIN { exit !(o > 5000) }' || { echo "The side panel's groups did not open; see $out/groups.png" >&2; exit 1; }
     # The small project: the editor is 800 x 500 (its panels are grey, the screen beyond is
     # black), the string plays in it and the performance strip's sliders (blue) show.
     inside=$(convert "$out/small.png" -crop 800x500+0+0 -fx '(r+g+b > 0.05) ? 1 : 0' -format '%[fx:mean]' info:)

@@ -89,3 +89,24 @@ fn the_views_name_the_note_that_plays() {
     editor.frame(0.03);
     assert!(editor.texts().iter().any(|t| t.contains("C4 drum")), "{:?}", editor.texts());
 }
+
+/// The deep controls, one click away: with the side panel's groups open, every control the
+/// performance strip does not show is drawn by its name in the side panel (which scrolls),
+/// for the strings and for the drum.
+#[test]
+fn every_control_is_in_the_side_panel_or_on_the_strip() {
+    for drum in [false, true] {
+        let mut editor = HeadlessEditor::new(Arc::new(RosinParams::default()), playing(55, false), (1040.0, 4000.0));
+        if drum {
+            editor.set_control("instrument", 1.0);
+        }
+        editor.open_groups();
+        for _ in 0..3 {
+            editor.frame(1.0 / 30.0);
+        }
+        let texts = editor.visible_texts();
+        for spec in controls::ALL {
+            assert!(texts.iter().any(|t| t == spec.name), "{}: {} is drawn nowhere", if drum { "drum" } else { "string" }, spec.name);
+        }
+    }
+}

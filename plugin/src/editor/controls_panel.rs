@@ -219,8 +219,8 @@ fn state_notice(ui: &mut egui::Ui, params: &RosinParams) {
 }
 
 /// The preset bar and every control not on the performance strip (`shown_elsewhere`), in
-/// collapsible groups.
-pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter, shown_elsewhere: &[&str]) {
+/// collapsible groups, closed at first unless `open`.
+pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter, shown_elsewhere: &[&str], open: bool) {
     state_notice(ui, params);
     preset_menu(ui, params, setter);
     egui::ScrollArea::vertical().id_salt("controls").show(ui, |ui| {
@@ -229,7 +229,7 @@ pub fn show(ui: &mut egui::Ui, params: &RosinParams, setter: &ParamSetter, shown
             if ids.is_empty() {
                 continue;
             }
-            egui::CollapsingHeader::new(*group).default_open(false).show(ui, |ui| {
+            egui::CollapsingHeader::new(*group).default_open(open).show(ui, |ui| {
                 egui::Grid::new(*group).num_columns(2).spacing([8.0, 4.0]).show(ui, |ui| {
                     for id in ids {
                         let (Some(spec), Some(param)) = (controls::find(id), params.param_ref(id)) else { continue };

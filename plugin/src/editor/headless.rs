@@ -68,6 +68,11 @@ impl HeadlessEditor {
         super::apply_host_gesture(gui, &self.app.links.params, logic::HostGesture::Set(spec.id, value));
     }
 
+    /// Opens every group of the side panel (before the first frame).
+    pub fn open_groups(&mut self) {
+        self.app.groups_open = true;
+    }
+
     /// Shows `page` (as the project saves it: `string`, `membrane`, `lab`, `guettler`) from
     /// the next frame.
     pub fn show(&mut self, page: &str) {

@@ -115,6 +115,9 @@ pub struct RosinEditorApp {
     lab_key: u8,
     /// Restores the project's window size on opening and records the player's.
     size_keeper: logic::WindowSizeKeeper,
+    /// Whether the side panel's groups open with the editor (`ROSIN_EDITOR_GROUPS=open`,
+    /// for the screenshots; closed otherwise).
+    groups_open: bool,
 }
 
 impl RosinEditorApp {
@@ -140,6 +143,7 @@ impl RosinEditorApp {
             guettler: None,
             lab_key: 55,
             size_keeper: logic::WindowSizeKeeper::default(),
+            groups_open: std::env::var("ROSIN_EDITOR_GROUPS").as_deref() == Ok("open"),
         }
     }
 
@@ -323,7 +327,7 @@ impl RosinEditorApp {
         let side_width = (ui.ctx().content_rect().width() * 0.29).clamp(220.0, 380.0);
         egui::Panel::left("controls").resizable(true).show(ui, |ui| {
             ui.set_min_width(side_width);
-            controls_panel::show(ui, &params, &setter, performance);
+            controls_panel::show(ui, &params, &setter, performance, self.groups_open);
         });
         egui::Panel::bottom("performance").show(ui, |ui| {
             ui.add_space(6.0);
