@@ -246,3 +246,21 @@ fn every_physics_file_says_where_it_comes_from() {
         .collect();
     assert!(silent.is_empty(), "these physics files' module docs cite no paper: {silent:?}");
 }
+
+/// The mock LibSensel's control functions (`sensel_sys::mock`) are behind the `mock`
+/// feature, and only the tests and the mock itself turn it on: the plugin, and so every
+/// bundle built from it, carries none of it (issue 18).
+#[test]
+fn the_sensel_mock_is_not_in_the_product() {
+    let root = workspace();
+    let lib = std::fs::read_to_string(root.join("sensel-sys/src/lib.rs")).unwrap();
+    assert!(lib.contains("#[cfg(feature = \"mock\")]\npub mod mock;"), "sensel_sys::mock is not behind its feature");
+    let enables_mock = |manifest: &str| {
+        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
+        text.lines().any(|line| line.trim_start().starts_with("sensel-sys") && line.contains("\"mock\""))
+    };
+    for product in ["plugin/Cargo.toml", "crates/rosin-engine/Cargo.toml", "crates/rosin-lab/Cargo.toml", "xtask/Cargo.toml"] {
+        assert!(!enables_mock(product), "{product} turns the Sensel mock on");
+    }
+    assert!(enables_mock("Cargo.toml") && enables_mock("sensel-mock/Cargo.toml"), "the tests need the mock");
+}

@@ -25,7 +25,8 @@ fn reader_threads() -> usize {
 #[test]
 fn a_pad_performance_plays_the_plugin_with_no_note_and_the_reader_ends_with_it() {
     let path = mock_sensel_copy("clap");
-    let mock = MockControl::open(&path).unwrap();
+    // SAFETY: the path is the mock built from this workspace.
+    let mock = unsafe { MockControl::open(&path) }.unwrap();
     // SAFETY: the only test in this binary; no other thread reads the environment yet.
     unsafe { std::env::set_var(sensel_sys::ENV_OVERRIDE, &path) };
     let library = ClapLibrary::load(&plugin_path());

@@ -71,7 +71,8 @@ fn connected(reader: &SenselReader) -> bool {
 #[test]
 fn pressure_and_motion_bow_the_string_and_the_second_finger_sets_the_pitch() {
     let path = mock_sensel_copy("bow");
-    let mock = MockControl::open(&path).unwrap();
+    // SAFETY: the path is the mock built from this workspace.
+    let mock = unsafe { MockControl::open(&path) }.unwrap();
     let bus = Arc::new(GestureBus::default());
     let reader = reader(&path, &bus);
     assert!(wait_for(10.0, || connected(&reader)), "the reader opens the mock pad: {}", reader.status().state());
@@ -109,7 +110,8 @@ fn pressure_and_motion_bow_the_string_and_the_second_finger_sets_the_pitch() {
 #[test]
 fn unplugging_mid_note_lifts_the_bow_and_plugging_in_again_reconnects() {
     let path = mock_sensel_copy("unplug");
-    let mock = MockControl::open(&path).unwrap();
+    // SAFETY: the path is the mock built from this workspace.
+    let mock = unsafe { MockControl::open(&path) }.unwrap();
     let bus = Arc::new(GestureBus::default());
     let reader = reader(&path, &bus);
     assert!(wait_for(10.0, || connected(&reader)));
@@ -164,7 +166,8 @@ fn a_missing_library_or_one_without_the_symbols_is_no_sensel_logged_once() {
 #[test]
 fn two_instances_share_one_pad_without_fighting() {
     let path = mock_sensel_copy("arbitration");
-    let mock = MockControl::open(&path).unwrap();
+    // SAFETY: the path is the mock built from this workspace.
+    let mock = unsafe { MockControl::open(&path) }.unwrap();
     let (bus_a, bus_b) = (Arc::new(GestureBus::default()), Arc::new(GestureBus::default()));
     let a = reader(&path, &bus_a);
     assert!(wait_for(10.0, || connected(&a)));
@@ -186,5 +189,45 @@ fn two_instances_share_one_pad_without_fighting() {
     drop(b);
     assert!(wait_for(10.0, || connected(&a)), "{}", a.status().state());
     drop(a);
+    assert_eq!(mock.open_handles(), 0);
+}
+
+/// A panic in the reader (here, in the pad settings it reads every frame) is caught: the
+/// pad is closed and given up, the bow it was playing lifts, the state says why, and a
+/// restarted reader plays the pad again. The process-wide tables are not poisoned: another
+/// instance's reader still claims and plays the pad.
+#[test]
+fn a_reader_that_panics_lets_go_of_the_pad_and_a_restart_plays_it_again() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let path = mock_sensel_copy("panic");
+    // SAFETY: the path is the mock built from this workspace.
+    let mock = unsafe { MockControl::open(&path) }.unwrap();
+    let bus = Arc::new(GestureBus::default());
+    let explode = Arc::new(AtomicBool::new(false));
+    let fuse = explode.clone();
+    let settings: Arc<dyn Fn() -> PadSettings + Send + Sync> = Arc::new(move || {
+        assert!(!fuse.load(Ordering::Relaxed), "a bug in the pad settings");
+        PadSettings { layout: PadLayout::OneString, drum: false }
+    });
+    let crashing = SenselReader::spawn(ReaderConfig { library: Some(path.clone()) }, bus.clone(), settings);
+    assert!(wait_for(10.0, || connected(&crashing)));
+    push_stroke(&mock, 3000, None);
+    assert!(wait_for(10.0, || bus.lane(0).bow_down), "the pad bows");
+
+    explode.store(true, Ordering::Relaxed);
+    push_stroke(&mock, 3000, None);
+    assert!(wait_for(10.0, || matches!(crashing.status().state(), SenselState::Crashed(_))), "{}", crashing.status().state());
+    let SenselState::Crashed(why) = crashing.status().state() else { unreachable!() };
+    assert!(why.contains("a bug in the pad settings"), "{why}");
+    assert!(!bus.lane(0).bow_down, "the crashed reader's bow lifts");
+    assert!(wait_for(10.0, || mock.open_handles() == 0), "the pad is closed");
+
+    // Restarted (the editor's Restart drops the old reader and spawns a new one): it plays.
+    drop(crashing);
+    let restarted = reader(&path, &bus);
+    assert!(wait_for(10.0, || connected(&restarted)), "{}", restarted.status().state());
+    push_stroke(&mock, 3000, None);
+    assert!(wait_for(10.0, || bus.lane(0).bow_down), "the restarted reader bows");
+    drop(restarted);
     assert_eq!(mock.open_handles(), 0);
 }

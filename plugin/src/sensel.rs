@@ -13,6 +13,9 @@
 //!   editor's "Take over" button).
 //! - Dropping the reader stops the thread and joins it; every sleep is an unparkable wait,
 //!   so that is prompt.
+//! - A panic in the reader is caught: the pad is released and its lanes lifted, the state
+//!   says why ([`SenselState::Crashed`]), and the shared tables are never left poisoned, so
+//!   [`LazySensel::restart`] (the editor's "Restart" button) plays the pad again.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -45,6 +48,8 @@ pub enum SenselState {
     InUseElsewhere { owner: u64 },
     Connected { serial: String },
     Stopped,
+    /// The reader panicked, with the panic's message; restart it to play again.
+    Crashed(String),
 }
 
 impl std::fmt::Display for SenselState {
@@ -56,6 +61,7 @@ impl std::fmt::Display for SenselState {
             Self::InUseElsewhere { owner } => write!(f, "Sensel: played by Rosin #{owner}"),
             Self::Connected { serial } => write!(f, "Sensel: {serial} connected"),
             Self::Stopped => write!(f, "Sensel: stopped"),
+            Self::Crashed(why) => write!(f, "Sensel reader stopped by an error ({why})"),
         }
     }
 }
@@ -83,13 +89,11 @@ pub struct SenselStatus {
 
 impl SenselStatus {
     pub fn state(&self) -> SenselState {
-        self.state.lock().map(|s| s.clone()).unwrap_or(SenselState::Stopped)
+        lock(&self.state).clone()
     }
 
     fn set(&self, state: SenselState) {
-        if let Ok(mut s) = self.state.lock() {
-            *s = state;
-        }
+        *lock(&self.state) = state;
     }
 
     /// Pad frames read so far.
@@ -106,16 +110,22 @@ impl SenselStatus {
 // ---- One pad, one owner: the process-wide arbitration between instances. ----
 
 static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(1);
+
+/// Locks a process-wide table, whatever panicked while it was held: its contents are plain
+/// lists, valid after any partial update.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 /// Per library path, the instance that plays its pad.
 static OWNERS: Mutex<Vec<(PathBuf, u64)>> = Mutex::new(Vec::new());
 
 fn owner_of(path: &Path) -> Option<u64> {
-    OWNERS.lock().ok()?.iter().find(|(p, _)| p == path).map(|(_, id)| *id)
+    lock(&OWNERS).iter().find(|(p, _)| p == path).map(|(_, id)| *id)
 }
 
 /// Claims the pad for `instance` if nobody has it; returns the owner otherwise.
 fn claim(path: &Path, instance: u64) -> Result<(), u64> {
-    let Ok(mut owners) = OWNERS.lock() else { return Err(0) };
+    let mut owners = lock(&OWNERS);
     match owners.iter().find(|(p, _)| p == path) {
         Some((_, owner)) if *owner != instance => Err(*owner),
         Some(_) => Ok(()),
@@ -127,16 +137,18 @@ fn claim(path: &Path, instance: u64) -> Result<(), u64> {
 }
 
 fn release(path: &Path, instance: u64) {
-    if let Ok(mut owners) = OWNERS.lock() {
-        owners.retain(|(p, id)| !(p == path && *id == instance));
-    }
+    lock(&OWNERS).retain(|(p, id)| !(p == path && *id == instance));
+}
+
+/// Gives up every pad `instance` holds (its reader panicked).
+fn release_all(instance: u64) {
+    lock(&OWNERS).retain(|(_, id)| *id != instance);
 }
 
 fn take_over(path: &Path, instance: u64) {
-    if let Ok(mut owners) = OWNERS.lock() {
-        owners.retain(|(p, _)| p != path);
-        owners.push((path.to_path_buf(), instance));
-    }
+    let mut owners = lock(&OWNERS);
+    owners.retain(|(p, _)| p != path);
+    owners.push((path.to_path_buf(), instance));
 }
 
 // ---- Logging each problem once. ----
@@ -145,7 +157,7 @@ static REPORTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Logs `message` unless it was logged before in this process. Returns whether it logged.
 fn report_once(message: &str) -> bool {
-    let Ok(mut reported) = REPORTED.lock() else { return false };
+    let mut reported = lock(&REPORTED);
     if reported.iter().any(|m| m == message) {
         return false;
     }
@@ -156,7 +168,7 @@ fn report_once(message: &str) -> bool {
 
 /// How often `message` was logged in this process (0 or 1).
 pub fn times_reported(message: &str) -> usize {
-    REPORTED.lock().map(|r| r.iter().filter(|m| *m == message).count()).unwrap_or(0)
+    lock(&REPORTED).iter().filter(|m| *m == message).count()
 }
 
 // ---- The thread. ----
@@ -186,8 +198,10 @@ impl SenselReader {
             .name(format!("rosin-sensel-{instance}"))
             .spawn(move || {
                 let worker = Worker { instance, shared: thread_shared, bus, settings };
-                worker.run(config);
-                worker.shared.status.set(SenselState::Stopped);
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.run(config))) {
+                    Ok(()) => worker.shared.status.set(SenselState::Stopped),
+                    Err(panic) => worker.recover(panic.as_ref()),
+                }
             })
             .ok();
         if thread.is_none() {
@@ -232,8 +246,18 @@ impl LazySensel {
 
     /// Starts the reader if it has not started yet, and returns its handle.
     pub fn start(&self) -> Option<SenselControl> {
-        let mut reader = self.reader.lock().ok()?;
+        let mut reader = lock(&self.reader);
         let reader = reader.get_or_insert_with(|| SenselReader::spawn(ReaderConfig::default(), self.bus.clone(), self.settings.clone()));
+        Some(reader.control())
+    }
+
+    /// Stops the reader (if it runs) and starts a new one: after a crash, the pad plays
+    /// again.
+    pub fn restart(&self) -> Option<SenselControl> {
+        let mut reader = lock(&self.reader);
+        // The old one stops and is joined first, so the new one finds the pad free.
+        drop(reader.take());
+        let reader = reader.insert(SenselReader::spawn(ReaderConfig::default(), self.bus.clone(), self.settings.clone()));
         Some(reader.control())
     }
 }
@@ -261,7 +285,7 @@ impl SenselControl {
 
     /// Takes the pad from whichever instance has it; that one lifts its bows and waits.
     pub fn take_over(&self) {
-        if let Some(path) = self.shared.library_path.lock().ok().and_then(|p| p.clone()) {
+        if let Some(path) = lock(&self.shared.library_path).clone() {
             take_over(&path, self.instance);
         }
         if let Some(thread) = &self.thread {
@@ -288,6 +312,21 @@ struct Worker {
 }
 
 impl Worker {
+    /// After a panic in [`Worker::run`]: the pad goes back to the other instances, every
+    /// lane this reader may have been bowing is lifted, and the state says why.
+    fn recover(&self, panic: &(dyn std::any::Any + Send)) {
+        let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_else(|| "a panic".into());
+        release_all(self.instance);
+        for lane in 0..rosin_engine::controller::gesture::LANES {
+            let gesture = self.bus.lane(lane);
+            if gesture.bow_down {
+                self.bus.write(lane, &gesture.lifted(), GestureSource::Sensel);
+            }
+        }
+        nice_plug::nice_log!("The Sensel reader of Rosin #{} stopped: {why}", self.instance);
+        self.shared.status.set(SenselState::Crashed(why));
+    }
+
     fn stopped(&self) -> bool {
         self.shared.stop.load(Ordering::Acquire)
     }
@@ -305,9 +344,12 @@ impl Worker {
     }
 
     fn run(&self, config: ReaderConfig) {
+        // SAFETY: LibSensel is loaded from where its installers put it, or from the file the
+        // player (or a test, with the mock) named in ROSIN_SENSEL_LIB or the config; either
+        // is taken to be LibSensel, as sensel.h describes it.
         let loaded = match &config.library {
-            Some(path) => Library::open(path),
-            None => Library::open_default(),
+            Some(path) => unsafe { Library::open(path) },
+            None => unsafe { Library::open_default() },
         };
         let library = match loaded {
             Ok(library) => library,
@@ -322,9 +364,7 @@ impl Worker {
             }
         };
         let path = library.path().to_path_buf();
-        if let Ok(mut p) = self.shared.library_path.lock() {
-            *p = Some(path.clone());
-        }
+        *lock(&self.shared.library_path) = Some(path.clone());
         while !self.stopped() {
             if let Err(owner) = claim(&path, self.instance) {
                 self.shared.status.set(SenselState::InUseElsewhere { owner });

@@ -8,7 +8,8 @@
 //! Typical use, on a reader thread:
 //!
 //! ```ignore
-//! let lib = sensel_sys::Library::open_default()?;
+//! // SAFETY: LibSensel from where its installer put it.
+//! let lib = unsafe { sensel_sys::Library::open_default() }?;
 //! let info = lib.devices()?.into_iter().next().ok_or("no Sensel plugged in")?;
 //! let mut device = lib.open_device(&info)?;
 //! device.set_frame_content(sensel_sys::FRAME_CONTENT_CONTACTS_MASK)?;
@@ -23,6 +24,9 @@
 //! ```
 
 pub mod ffi;
+/// The stand-in library's control functions, for tests: behind the `mock` feature, which
+/// the plugin does not enable, so the product carries none of it.
+#[cfg(feature = "mock")]
 pub mod mock;
 
 pub use ffi::*;
@@ -162,10 +166,16 @@ impl fmt::Debug for Library {
 impl Library {
     /// Loads LibSensel (or a stand-in such as `sensel-mock`) from `path` and resolves
     /// every symbol of [`SenselApi`].
-    pub fn open(path: impl AsRef<Path>) -> Result<Arc<Library>, LoadError> {
+    ///
+    /// # Safety
+    ///
+    /// Loading a library runs its initialisers, and every later call runs its code: `path`
+    /// must be LibSensel, or a library that exports its functions with `sensel.h`'s
+    /// signatures and behaviour (such as `sensel-mock`), and whose initialisers are sound
+    /// to run in this process.
+    pub unsafe fn open(path: impl AsRef<Path>) -> Result<Arc<Library>, LoadError> {
         let path = path.as_ref();
-        // SAFETY: loading runs the library's initialisers. The caller chose a path meant
-        // to be LibSensel; its initialisers only set up the library itself.
+        // SAFETY: the caller vouches for the library at `path` (this function's contract).
         let lib = unsafe { libloading::Library::new(path) }.map_err(|err| LoadError::NotFound {
             tried: vec![(path.to_path_buf(), err.to_string())],
         })?;
@@ -185,17 +195,28 @@ impl Library {
 
     /// Tries each of [`default_candidates`] in order and returns the first that loads
     /// with all its symbols. On failure the error lists every path tried and why.
-    pub fn open_default() -> Result<Arc<Library>, LoadError> {
-        Self::open_first(default_candidates())
+    ///
+    /// # Safety
+    ///
+    /// As [`Library::open`], for every candidate: the places LibSensel's installers put it,
+    /// and the file `ROSIN_SENSEL_LIB` names if it is set.
+    pub unsafe fn open_default() -> Result<Arc<Library>, LoadError> {
+        // SAFETY: the caller vouches for the candidates (this function's contract).
+        unsafe { Self::open_first(default_candidates()) }
     }
 
     /// Tries `candidates` in order, like [`Library::open_default`].
-    pub fn open_first(
+    ///
+    /// # Safety
+    ///
+    /// As [`Library::open`], for every candidate.
+    pub unsafe fn open_first(
         candidates: impl IntoIterator<Item = PathBuf>,
     ) -> Result<Arc<Library>, LoadError> {
         let mut tried = Vec::new();
         for candidate in candidates {
-            match Library::open(&candidate) {
+            // SAFETY: the caller vouches for every candidate.
+            match unsafe { Library::open(&candidate) } {
                 Ok(lib) => return Ok(lib),
                 Err(LoadError::NotFound { tried: reasons }) => tried.extend(reasons),
                 Err(LoadError::MissingSymbol { symbol, .. }) => {
@@ -589,9 +610,8 @@ mod tests {
 
     #[test]
     fn open_first_collects_every_reason() {
-        let err =
-            Library::open_first(["/nonexistent/a.so", "/nonexistent/b.so"].map(PathBuf::from))
-                .unwrap_err();
+        // SAFETY: neither file exists.
+        let err = unsafe { Library::open_first(["/nonexistent/a.so", "/nonexistent/b.so"].map(PathBuf::from)) }.unwrap_err();
         match err {
             LoadError::NotFound { tried } => {
                 assert_eq!(tried.len(), 2);

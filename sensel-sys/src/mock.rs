@@ -78,9 +78,14 @@ unsafe fn control<T: Copy>(
 
 impl MockControl {
     /// Opens the mock's control functions from the mock library at `path`.
-    pub fn open(path: impl AsRef<Path>) -> Result<MockControl, LoadError> {
+    ///
+    /// # Safety
+    ///
+    /// `path` must be `sensel-mock` (loading a library runs its initialisers, and the
+    /// control functions are called with the mock's signatures).
+    pub unsafe fn open(path: impl AsRef<Path>) -> Result<MockControl, LoadError> {
         let path = path.as_ref();
-        // SAFETY: the path is meant to be sensel-mock, whose initialisers are Rust's own.
+        // SAFETY: the caller vouches that the path is sensel-mock (this function's contract).
         let lib = unsafe { libloading::Library::new(path) }.map_err(|err| LoadError::NotFound {
             tried: vec![(path.to_path_buf(), err.to_string())],
         })?;

@@ -31,9 +31,11 @@ fn setup() -> (MutexGuard<'static, ()>, Arc<Library>, MockControl) {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let path = mock_path();
-    let lib = Library::open(&path).unwrap_or_else(|err| panic!("{err}"));
+    // SAFETY: the path is the mock built from this workspace.
+    let lib = unsafe { Library::open(&path) }.unwrap_or_else(|err| panic!("{err}"));
     assert_eq!(lib.path(), path.as_path());
-    let control = MockControl::open(&path).unwrap_or_else(|err| panic!("{err}"));
+    // SAFETY: the path is the mock built from this workspace.
+    let control = unsafe { MockControl::open(&path) }.unwrap_or_else(|err| panic!("{err}"));
     control.reset();
     (guard, lib, control)
 }
@@ -194,7 +196,8 @@ fn open_handles_are_counted() {
 fn libraries_without_sensel_are_rejected() {
     // libc loads fine but exports none of LibSensel.
     #[cfg(target_os = "linux")]
-    match Library::open("libc.so.6") {
+    // SAFETY: libc is already loaded in this process; loading it again runs nothing new.
+    match unsafe { Library::open("libc.so.6") } {
         Err(LoadError::MissingSymbol { path, symbol }) => {
             assert_eq!(path, PathBuf::from("libc.so.6"));
             assert_eq!(symbol, "senselGetDeviceList");
@@ -208,7 +211,8 @@ fn libraries_without_sensel_are_rejected() {
     }
 
     let nowhere = Path::new("/nonexistent/dir/libsensel.so");
-    match Library::open(nowhere) {
+    // SAFETY: nothing exists there to load.
+    match unsafe { Library::open(nowhere) } {
         Err(LoadError::NotFound { tried }) => {
             assert_eq!(tried.len(), 1);
             assert_eq!(tried[0].0, nowhere);
@@ -216,7 +220,7 @@ fn libraries_without_sensel_are_rejected() {
         }
         other => panic!("expected NotFound, got {other:?}"),
     }
-    let text = Library::open(nowhere).unwrap_err().to_string();
+    let text = unsafe { Library::open(nowhere) }.unwrap_err().to_string();
     assert!(
         text.starts_with("no Sensel: LibSensel not found (tried /nonexistent/dir/libsensel.so: "),
         "{text}"
@@ -230,17 +234,14 @@ fn open_first_skips_candidates_that_fail() {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mock = mock_path();
-    let lib =
-        Library::open_first([PathBuf::from("/nonexistent/libsensel.so"), mock.clone()]).unwrap();
+    // SAFETY: the first candidate does not exist; the second is the mock.
+    let lib = unsafe { Library::open_first([PathBuf::from("/nonexistent/libsensel.so"), mock.clone()]) }.unwrap();
     assert_eq!(lib.path(), mock.as_path());
 
     #[cfg(target_os = "linux")]
     {
-        let err = Library::open_first([
-            PathBuf::from("libc.so.6"),
-            PathBuf::from("/nonexistent/libsensel.so"),
-        ])
-        .unwrap_err();
+        // SAFETY: libc is loaded already; the second candidate does not exist.
+        let err = unsafe { Library::open_first([PathBuf::from("libc.so.6"), PathBuf::from("/nonexistent/libsensel.so")]) }.unwrap_err();
         let text = err.to_string();
         assert!(
             text.contains(

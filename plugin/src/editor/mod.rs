@@ -175,6 +175,11 @@ impl RosinEditorApp {
                     if matches!(state, SenselState::InUseElsewhere { .. }) && ui.button("Take over").clicked() {
                         sensel.take_over();
                     }
+                    if matches!(state, SenselState::Crashed(_)) && ui.button("Restart").clicked() {
+                        if let Some(lazy) = self.links.sensel.as_ref() {
+                            lazy.restart();
+                        }
+                    }
                 }
                 None => {
                     ui.label("No Sensel reader");
