@@ -231,3 +231,42 @@ fn a_reader_that_panics_lets_go_of_the_pad_and_a_restart_plays_it_again() {
     drop(restarted);
     assert_eq!(mock.open_handles(), 0);
 }
+
+/// Dropping a reader never holds up the host's thread: one inside a slow LibSensel call (a
+/// pad that takes a second to open) is left to finish, and then closes the pad and ends.
+/// Readers of one library share it, and its lock: through take-overs back and forth, with
+/// every open slow, no two calls into LibSensel ever run at once.
+#[test]
+fn a_reader_opening_a_slow_pad_is_dropped_at_once_and_readers_share_one_library() {
+    let path = mock_sensel_copy("slow");
+    // SAFETY: the path is the mock built from this workspace.
+    let mock = unsafe { MockControl::open(&path) }.unwrap();
+    mock.set_open_delay_ms(1000);
+    let bus = Arc::new(GestureBus::default());
+    let slow = reader(&path, &bus);
+    assert!(wait_for(10.0, || mock.calls_in_flight() == 1), "the reader is opening the pad");
+    let start = std::time::Instant::now();
+    drop(slow);
+    let drop_ms = start.elapsed().as_secs_f64() * 1e3;
+    eprintln!("dropping a reader inside a 1 s open took {drop_ms:.2} ms");
+    assert!(drop_ms < 50.0, "dropping the reader waited {drop_ms:.0} ms");
+    assert!(wait_for(10.0, || mock.calls_in_flight() == 0 && mock.open_handles() == 0), "the open returned and the pad was closed");
+
+    mock.set_open_delay_ms(100);
+    let (bus_a, bus_b) = (Arc::new(GestureBus::default()), Arc::new(GestureBus::default()));
+    let a = reader(&path, &bus_a);
+    assert!(wait_for(10.0, || connected(&a)));
+    let b = reader(&path, &bus_b);
+    assert!(wait_for(10.0, || matches!(b.status().state(), SenselState::InUseElsewhere { .. })));
+    // One library, held by both readers (and by the owner's open pad).
+    let holders = rosin::sensel::library_holders(&path);
+    assert!(holders.len() == 1 && holders[0] >= 2, "two readers of one LibSensel share one library: {holders:?}");
+    for round in 0..4 {
+        let (to, from) = if round % 2 == 0 { (&b, &a) } else { (&a, &b) };
+        to.take_over();
+        assert!(wait_for(10.0, || connected(to) && matches!(from.status().state(), SenselState::InUseElsewhere { .. })), "round {round}");
+    }
+    drop((a, b));
+    assert!(wait_for(10.0, || mock.open_handles() == 0));
+    assert_eq!(mock.most_calls_at_once(), 1, "two readers called into LibSensel at once");
+}

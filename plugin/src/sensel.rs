@@ -11,8 +11,15 @@
 //!   first to load the library, also while the pad is unplugged. The others wait, say so in
 //!   their editors, and take over when the owner goes away or when the user asks (the
 //!   editor's "Take over" button).
-//! - Dropping the reader stops the thread and joins it; every sleep is an unparkable wait,
-//!   so that is prompt.
+//! - Dropping the reader stops the thread and waits for it at most [`DROP_WAIT`]: every
+//!   sleep is an unparkable wait, so a reader between calls ends at once. One inside a
+//!   LibSensel call that takes long (opening a device can) is left to finish on its own,
+//!   never holding up the host's thread. So that its code is still there when it does, the
+//!   first reader pins the plugin's library in memory for the rest of the process
+//!   ([`pin_this_library`]): a host unloading Rosin leaves it mapped.
+//! - One loaded library per process: readers of the same LibSensel share one
+//!   [`Library`], whose lock serialises every call into it, so a take-over never calls into
+//!   LibSensel from two threads at once.
 //! - A panic in the reader is caught: the pad is released and its lanes lifted, the state
 //!   says why ([`SenselState::Crashed`]), and the shared tables are never left poisoned, so
 //!   [`LazySensel::restart`] (the editor's "Restart" button) plays the pad again.
@@ -35,6 +42,8 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(4);
 pub const DISCOVERY_INTERVAL: Duration = Duration::from_secs(1);
 /// The frame rate asked of the pad (the Morph scans at 125 to 1000 fps).
 pub const PAD_FRAME_RATE_HZ: u16 = 500;
+/// The longest dropping a reader waits for its thread, on the host's thread.
+pub const DROP_WAIT: Duration = Duration::from_millis(5);
 
 /// What the reader is doing, for the editor.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,6 +160,82 @@ fn take_over(path: &Path, instance: u64) {
     owners.push((path.to_path_buf(), instance));
 }
 
+// ---- One loaded library per process. ----
+
+/// The LibSensel libraries loaded, by path: every reader of one path shares its [`Library`]
+/// (and so its call lock) for as long as any reader holds it.
+static LIBRARIES: Mutex<Vec<std::sync::Weak<Library>>> = Mutex::new(Vec::new());
+
+/// The shared library for a freshly loaded one: the one already shared if its path is
+/// loaded (the fresh handle is dropped; the system counts loads, so nothing is unloaded).
+fn shared_library(loaded: Arc<Library>) -> Arc<Library> {
+    let mut libraries = lock(&LIBRARIES);
+    libraries.retain(|weak| weak.strong_count() > 0);
+    if let Some(shared) = libraries.iter().filter_map(std::sync::Weak::upgrade).find(|l| l.path() == loaded.path()) {
+        return shared;
+    }
+    libraries.push(Arc::downgrade(&loaded));
+    loaded
+}
+
+/// For each [`Library`] loaded from `path` and still held, how many holders it has (for
+/// tests: one library, held by every reader of that path and by each pad it has open).
+pub fn library_holders(path: &Path) -> Vec<usize> {
+    lock(&LIBRARIES).iter().filter_map(std::sync::Weak::upgrade).filter(|l| l.path() == path).map(|l| Arc::strong_count(&l) - 1).collect()
+}
+
+// ---- The plugin's library stays mapped once a reader has run. ----
+
+/// Pins the library this code is in, so that unloading it (a host closing Rosin) leaves it
+/// mapped until the process ends: a reader thread still inside a slow LibSensel call when
+/// its instance went finishes in code that is still there. Once per process; a program
+/// that links Rosin in (not a plugin) has nothing to pin. Returns whether it is pinned.
+pub fn pin_this_library() -> bool {
+    static PINNED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PINNED.get_or_init(|| {
+        let pinned = pin_library_of(pin_this_library as *const ());
+        if !pinned {
+            report_once("Rosin could not pin its library in memory: a host that unloads it while a Sensel reader is still opening a pad may crash");
+        }
+        pinned
+    })
+}
+
+#[cfg(unix)]
+fn pin_library_of(address: *const ()) -> bool {
+    // SAFETY: dladdr only reads the loader's tables for an address in this library; the
+    // name it returns lives as long as the library. dlopen of a library that is already
+    // loaded runs no initialiser: it adds a reference, and RTLD_NODELETE keeps it mapped
+    // after the last dlclose. The handle is left open on purpose.
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(address as *const libc::c_void, &mut info) == 0 || info.dli_fname.is_null() {
+            return false;
+        }
+        let handle = libc::dlopen(info.dli_fname, libc::RTLD_NOW | libc::RTLD_NOLOAD | libc::RTLD_NODELETE);
+        !handle.is_null()
+    }
+}
+
+#[cfg(windows)]
+fn pin_library_of(address: *const ()) -> bool {
+    // kernel32's GetModuleHandleExW, with FROM_ADDRESS (4) and PIN (1): the module holding
+    // `address` stays loaded until the process ends.
+    #[link(name = "kernel32")]
+    extern "system" {
+        fn GetModuleHandleExW(flags: u32, name: *const u16, module: *mut *mut std::ffi::c_void) -> i32;
+    }
+    let mut module = std::ptr::null_mut();
+    // SAFETY: with FROM_ADDRESS the name is read as an address inside a loaded module, and
+    // `module` is a valid place for the handle.
+    unsafe { GetModuleHandleExW(1 | 4, address as *const u16, &mut module) != 0 }
+}
+
+#[cfg(not(any(unix, windows)))]
+fn pin_library_of(_address: *const ()) -> bool {
+    false
+}
+
 // ---- Logging each problem once. ----
 
 static REPORTED: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -180,7 +265,7 @@ struct Shared {
     status: Arc<SenselStatus>,
 }
 
-/// A running reader. Dropping it stops and joins the thread.
+/// A running reader. Dropping it stops the thread (see its `Drop`).
 pub struct SenselReader {
     instance: u64,
     shared: Arc<Shared>,
@@ -190,6 +275,7 @@ pub struct SenselReader {
 impl SenselReader {
     /// Starts the thread. `settings` is read at every frame.
     pub fn spawn(config: ReaderConfig, bus: Arc<GestureBus>, settings: Arc<dyn Fn() -> PadSettings + Send + Sync>) -> Self {
+        pin_this_library();
         let instance = NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed);
         let status = Arc::new(SenselStatus { state: Mutex::new(SenselState::Starting), frames: AtomicU64::new(0), connections: AtomicU64::new(0) });
         let shared = Arc::new(Shared { stop: AtomicBool::new(false), library_path: Mutex::new(None), status });
@@ -232,7 +318,7 @@ impl SenselReader {
 
 /// A reader started on first use: when its instance is activated or its editor draws, never
 /// when a host only scans the plugin (creating instances, and their editor objects, and
-/// dropping them). Dropping the last handle stops and joins the reader.
+/// dropping them). Dropping the last handle stops the reader.
 pub struct LazySensel {
     reader: Mutex<Option<SenselReader>>,
     bus: Arc<GestureBus>,
@@ -255,7 +341,8 @@ impl LazySensel {
     /// again.
     pub fn restart(&self) -> Option<SenselControl> {
         let mut reader = lock(&self.reader);
-        // The old one stops and is joined first, so the new one finds the pad free.
+        // The old one stops first; if it is still inside a LibSensel call, the new one
+        // waits for the pad ("played by" the old) until that call returns.
         drop(reader.take());
         let reader = reader.insert(SenselReader::spawn(ReaderConfig::default(), self.bus.clone(), self.settings.clone()));
         Some(reader.control())
@@ -295,11 +382,20 @@ impl SenselControl {
 }
 
 impl Drop for SenselReader {
+    /// Stops the thread and waits for it at most [`DROP_WAIT`]; one still inside a
+    /// LibSensel call finishes on its own (the library stays mapped: [`pin_this_library`]),
+    /// closes what it opened and gives the pad up.
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Release);
         if let Some(thread) = self.thread.take() {
             thread.thread().unpark();
-            let _ = thread.join();
+            let deadline = Instant::now() + DROP_WAIT;
+            while !thread.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+            }
         }
     }
 }
@@ -352,7 +448,7 @@ impl Worker {
             None => unsafe { Library::open_default() },
         };
         let library = match loaded {
-            Ok(library) => library,
+            Ok(library) => shared_library(library),
             Err(error) => {
                 let message = error.to_string();
                 report_once(&message);

@@ -19,6 +19,7 @@
 use std::collections::VecDeque;
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use sensel_sys::ffi::*;
@@ -127,6 +128,33 @@ impl State {
             contacts,
             lost_frame_count: 0,
         });
+    }
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Calls in flight: LibSensel is not documented as safe to call from two threads at once, so
+// the mock counts how many of its calls overlap, for the tests that check its callers never
+// do that. `senselMockSetOpenDelayMs` makes opening a device slow, as a real one can be.
+
+static CALLS_IN_FLIGHT: AtomicI32 = AtomicI32::new(0);
+static MOST_CALLS_AT_ONCE: AtomicI32 = AtomicI32::new(0);
+static OPEN_DELAY_MS: AtomicU32 = AtomicU32::new(0);
+
+/// One LibSensel call, counted while it runs.
+struct CallGuard;
+
+impl CallGuard {
+    fn enter() -> Self {
+        let now = CALLS_IN_FLIGHT.fetch_add(1, Ordering::SeqCst) + 1;
+        MOST_CALLS_AT_ONCE.fetch_max(now, Ordering::SeqCst);
+        CallGuard
+    }
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        CALLS_IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -273,6 +301,7 @@ pub fn demo_frame(frame_index: u64, previous: &[SenselContact]) -> Vec<SenselCon
 /// `list` must be null or point to a writable `SenselDeviceList`.
 #[no_mangle]
 pub unsafe extern "system" fn senselGetDeviceList(list: *mut SenselDeviceList) -> SenselStatus {
+    let _call = CallGuard::enter();
     if list.is_null() {
         return SENSEL_ERROR;
     }
@@ -298,8 +327,13 @@ pub unsafe extern "system" fn senselOpenDeviceByID(
     handle: *mut SenselHandle,
     idx: u8,
 ) -> SenselStatus {
+    let _call = CallGuard::enter();
     if handle.is_null() {
         return SENSEL_ERROR;
+    }
+    let delay_ms = OPEN_DELAY_MS.load(Ordering::SeqCst);
+    if delay_ms > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms as u64));
     }
     let mut state = state();
     if !state.plugged || idx != 0 {
@@ -319,6 +353,7 @@ pub unsafe extern "system" fn senselOpenDeviceByID(
 /// Any pointer value is accepted; only the mock's own handle succeeds.
 #[no_mangle]
 pub unsafe extern "system" fn senselClose(handle: SenselHandle) -> SenselStatus {
+    let _call = CallGuard::enter();
     let mut state = state();
     if !is_mock_handle(handle) || state.open_handles <= 0 {
         return SENSEL_ERROR;
@@ -349,6 +384,7 @@ pub unsafe extern "system" fn senselSetFrameContent(
     handle: SenselHandle,
     content: u8,
 ) -> SenselStatus {
+    let _call = CallGuard::enter();
     device_call(handle, |state| state.frame_content = content)
 }
 
@@ -358,6 +394,7 @@ pub unsafe extern "system" fn senselSetFrameContent(
 /// Any pointer value is accepted.
 #[no_mangle]
 pub unsafe extern "system" fn senselStartScanning(handle: SenselHandle) -> SenselStatus {
+    let _call = CallGuard::enter();
     device_call(handle, |state| state.scanning = true)
 }
 
@@ -367,6 +404,7 @@ pub unsafe extern "system" fn senselStartScanning(handle: SenselHandle) -> Sense
 /// Any pointer value is accepted.
 #[no_mangle]
 pub unsafe extern "system" fn senselStopScanning(handle: SenselHandle) -> SenselStatus {
+    let _call = CallGuard::enter();
     device_call(handle, |state| state.scanning = false)
 }
 
@@ -379,6 +417,7 @@ pub unsafe extern "system" fn senselSetMaxFrameRate(
     handle: SenselHandle,
     rate_hz: u16,
 ) -> SenselStatus {
+    let _call = CallGuard::enter();
     device_call(handle, |state| state.max_frame_rate_hz = rate_hz)
 }
 
@@ -388,6 +427,7 @@ pub unsafe extern "system" fn senselSetMaxFrameRate(
 /// Any pointer value is accepted.
 #[no_mangle]
 pub unsafe extern "system" fn senselReadSensor(handle: SenselHandle) -> SenselStatus {
+    let _call = CallGuard::enter();
     let mut state = state();
     state.read_count += 1;
     if !is_mock_handle(handle) || !state.plugged {
@@ -413,6 +453,7 @@ pub unsafe extern "system" fn senselGetNumAvailableFrames(
     handle: SenselHandle,
     num_avail_frames: *mut u32,
 ) -> SenselStatus {
+    let _call = CallGuard::enter();
     if !is_mock_handle(handle) || num_avail_frames.is_null() {
         return SENSEL_ERROR;
     }
@@ -431,6 +472,7 @@ pub unsafe extern "system" fn senselGetFrame(
     handle: SenselHandle,
     data: *mut SenselFrameData,
 ) -> SenselStatus {
+    let _call = CallGuard::enter();
     if !is_mock_handle(handle) || data.is_null() {
         return SENSEL_ERROR;
     }
@@ -461,6 +503,7 @@ pub unsafe extern "system" fn senselAllocateFrameData(
     handle: SenselHandle,
     data: *mut *mut SenselFrameData,
 ) -> SenselStatus {
+    let _call = CallGuard::enter();
     if data.is_null() {
         return SENSEL_ERROR;
     }
@@ -497,6 +540,7 @@ pub unsafe extern "system" fn senselFreeFrameData(
     _handle: SenselHandle,
     data: *mut SenselFrameData,
 ) -> SenselStatus {
+    let _call = CallGuard::enter();
     if data.is_null() {
         return SENSEL_ERROR;
     }
@@ -531,6 +575,7 @@ pub unsafe extern "system" fn senselGetSensorInfo(
     handle: SenselHandle,
     info: *mut SenselSensorInfo,
 ) -> SenselStatus {
+    let _call = CallGuard::enter();
     if !is_mock_handle(handle) || info.is_null() {
         return SENSEL_ERROR;
     }
@@ -630,7 +675,28 @@ pub extern "C" fn senselMockReset() {
     state.read_count = 0;
 }
 
+/// Makes every `senselOpenDeviceByID` take this long (0: at once), as a real device can.
+#[no_mangle]
+pub extern "C" fn senselMockSetOpenDelayMs(ms: u32) {
+    OPEN_DELAY_MS.store(ms, Ordering::SeqCst);
+}
+
+/// LibSensel calls running now.
+#[no_mangle]
+pub extern "C" fn senselMockCallsInFlight() -> i32 {
+    CALLS_IN_FLIGHT.load(Ordering::SeqCst)
+}
+
+/// The most LibSensel calls that ever ran at once in this library.
+#[no_mangle]
+pub extern "C" fn senselMockMostCallsAtOnce() -> i32 {
+    MOST_CALLS_AT_ONCE.load(Ordering::SeqCst)
+}
+
 const _: sensel_sys::mock::PushFrameFn = senselMockPushFrame;
+const _: sensel_sys::mock::SetOpenDelayFn = senselMockSetOpenDelayMs;
+const _: sensel_sys::mock::CallsFn = senselMockCallsInFlight;
+const _: sensel_sys::mock::CallsFn = senselMockMostCallsAtOnce;
 const _: sensel_sys::mock::SetPluggedFn = senselMockSetPlugged;
 const _: sensel_sys::mock::OpenHandlesFn = senselMockOpenHandles;
 const _: sensel_sys::mock::ReadCountFn = senselMockReadCount;

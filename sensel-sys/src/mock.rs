@@ -38,6 +38,10 @@ pub type QueuedFramesFn = unsafe extern "C" fn() -> u32;
 pub type ResetFn = unsafe extern "C" fn();
 /// `int senselMockLiveFrameData(void)`.
 pub type LiveFrameDataFn = unsafe extern "C" fn() -> i32;
+/// `void senselMockSetOpenDelayMs(unsigned int ms)`.
+pub type SetOpenDelayFn = unsafe extern "C" fn(ms: u32);
+/// `int senselMockCallsInFlight(void)` and `int senselMockMostCallsAtOnce(void)`.
+pub type CallsFn = unsafe extern "C" fn() -> i32;
 
 /// Safe handles on the mock's control functions.
 pub struct MockControl {
@@ -48,6 +52,9 @@ pub struct MockControl {
     queued_frames: QueuedFramesFn,
     reset: ResetFn,
     live_frame_data: LiveFrameDataFn,
+    set_open_delay: SetOpenDelayFn,
+    calls_in_flight: CallsFn,
+    most_calls_at_once: CallsFn,
     /// Keeps the functions above mapped; dropped last.
     _lib: libloading::Library,
 }
@@ -100,6 +107,9 @@ impl MockControl {
                 queued_frames: control(&lib, path, "senselMockQueuedFrames")?,
                 reset: control(&lib, path, "senselMockReset")?,
                 live_frame_data: control(&lib, path, "senselMockLiveFrameData")?,
+                set_open_delay: control(&lib, path, "senselMockSetOpenDelayMs")?,
+                calls_in_flight: control(&lib, path, "senselMockCallsInFlight")?,
+                most_calls_at_once: control(&lib, path, "senselMockMostCallsAtOnce")?,
                 _lib: lib,
             })
         }
@@ -117,6 +127,24 @@ impl MockControl {
     pub fn set_plugged(&self, plugged: bool) {
         // SAFETY: no arguments to check.
         unsafe { (self.set_plugged)(plugged) }
+    }
+
+    /// Makes opening the device take `ms` milliseconds (0: at once).
+    pub fn set_open_delay_ms(&self, ms: u32) {
+        // SAFETY: no arguments to check.
+        unsafe { (self.set_open_delay)(ms) }
+    }
+
+    /// LibSensel calls running now.
+    pub fn calls_in_flight(&self) -> i32 {
+        // SAFETY: no arguments to check.
+        unsafe { (self.calls_in_flight)() }
+    }
+
+    /// The most LibSensel calls that ran at once so far.
+    pub fn most_calls_at_once(&self) -> i32 {
+        // SAFETY: no arguments to check.
+        unsafe { (self.most_calls_at_once)() }
     }
 
     /// Handles opened and not yet closed.
