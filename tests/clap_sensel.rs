@@ -1,7 +1,7 @@
 //! The Sensel reader inside the built plugin, through the CLAP ABI: the plugin loads a mock
 //! LibSensel named by `ROSIN_SENSEL_LIB`, starts no reader for an instance a host only
-//! scans, plays a pad performance with no MIDI note at all once activated, and stops its
-//! reader thread when the host destroys it, without waiting for a slow pad, even when the
+//! scans, plays a pad performance with no MIDI note at all once activated, shares one
+//! reader thread between instances, and stops it when the host destroys them, without waiting for a slow pad, even when the
 //! host unloads the plugin at once. One test in its own binary, so
 //! no other plugin instance in the process competes for the mock pad.
 // Needs the plugin crate: left out of the quick tier (`--no-default-features`).
@@ -58,6 +58,13 @@ fn a_pad_performance_plays_the_plugin_with_no_note_and_the_reader_ends_with_it()
     assert!(sounding, "the pad bows a string with no MIDI note (rms {:.5})", rms(&out[out.len().saturating_sub(24_000)..]));
     assert!(instance.note_ends.is_empty(), "pad voices are not reported as host notes");
 
+    // A second instance joins the same reader: one thread and one open pad for the process.
+    let mut second = ClapInstance::new(&library, "org.rosin.rosin");
+    assert!(second.activate(48_000.0, 512));
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(reader_threads(), 1, "a second instance started a second Sensel reader");
+    assert_eq!(mock.open_handles(), 1, "the pad is opened once for the process");
+    drop(second);
     drop(instance);
     assert!(wait_for(2.0, || mock.open_handles() == 0), "destroying the plugin stopped its reader");
     assert!(wait_for(2.0, || reader_threads() == 0), "and its thread is gone");

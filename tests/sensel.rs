@@ -104,7 +104,7 @@ fn pressure_and_motion_bow_the_string_and_the_second_finger_sets_the_pitch() {
     eprintln!("through the mock Sensel: open {open_hz:.2} Hz, stopped at 1/4 {stopped_hz:.2} Hz");
     assert!(cents(stopped_hz, open_hz * 4.0 / 3.0).abs() < 12.0, "a fourth up: {stopped_hz:.2} Hz");
     drop(reader);
-    assert_eq!(mock.open_handles(), 0);
+    assert!(wait_for(10.0, || mock.open_handles() == 0), "the reader closes the pad once its last instance goes");
 }
 
 #[test]
@@ -139,7 +139,7 @@ fn unplugging_mid_note_lifts_the_bow_and_plugging_in_again_reconnects() {
     mock.set_plugged(true);
     assert!(wait_for(10.0, || connected(&reader) && reader.status().connections() == 2), "{}", reader.status().state());
     drop(reader);
-    assert_eq!(mock.open_handles(), 0, "dropping the reader closes the pad and joins the thread");
+    assert!(wait_for(10.0, || mock.open_handles() == 0), "the reader closes the pad once its last instance goes");
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn two_instances_share_one_pad_without_fighting() {
     drop(b);
     assert!(wait_for(10.0, || connected(&a)), "{}", a.status().state());
     drop(a);
-    assert_eq!(mock.open_handles(), 0);
+    assert!(wait_for(10.0, || mock.open_handles() == 0));
 }
 
 /// A panic in the reader (here, in the pad settings it reads every frame) is caught: the
@@ -229,7 +229,7 @@ fn a_reader_that_panics_lets_go_of_the_pad_and_a_restart_plays_it_again() {
     push_stroke(&mock, 3000, None);
     assert!(wait_for(10.0, || bus.lane(0).bow_down), "the restarted reader bows");
     drop(restarted);
-    assert_eq!(mock.open_handles(), 0);
+    assert!(wait_for(10.0, || mock.open_handles() == 0));
 }
 
 /// Dropping a reader never holds up the host's thread: one inside a slow LibSensel call (a

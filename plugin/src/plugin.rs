@@ -60,8 +60,8 @@ pub struct Rosin {
     allocate_in_process_for_test: bool,
     /// The Sensel reader, started when the instance is first activated or its editor draws,
     /// never by a host's scan (which creates instances and drops them). Dropped last of all
-    /// (fields drop in order): the last handle stops its thread, waiting at most
-    /// `sensel::DROP_WAIT`.
+    /// (fields drop in order): the last handle leaves the shared reader, without
+    /// waiting for it.
     sensel: Arc<LazySensel>,
 }
 

@@ -1,33 +1,35 @@
-//! The Sensel Morph reader: a background thread per plugin instance that loads LibSensel
-//! at run time, finds and opens the pad, reads its contacts at 250 Hz and writes the
-//! mapped gestures into the instance's [`GestureBus`].
+//! The Sensel Morph reader: one background thread per loaded LibSensel (in practice one
+//! per process), shared by every plugin instance, that loads LibSensel at run time, finds
+//! and opens the pad, reads its contacts at 250 Hz and writes the mapped gestures into the
+//! playing instance's [`GestureBus`].
 //!
+//! - An instance joins the reader when it is first activated or its editor draws
+//!   ([`LazySensel`]); the first to join starts the thread, and the thread ends once the
+//!   last has gone.
 //! - No library, or one without the expected symbols: "no Sensel", logged once per
-//!   process and reason, and the thread idles until the plugin goes.
+//!   process and reason, and the thread idles until the instances go.
 //! - Hot-plug: with no pad, discovery is retried every second. A read error (the pad was
 //!   unplugged) lifts every lane it was playing at once, so the bows lift smoothly
 //!   through the voices' release, and discovery starts again.
-//! - Several instances in one process: the pad belongs to one instance at a time, the
-//!   first to load the library, also while the pad is unplugged. The others wait, say so in
-//!   their editors, and take over when the owner goes away or when the user asks (the
-//!   editor's "Take over" button).
-//! - Dropping the reader stops the thread and waits for it at most [`DROP_WAIT`]: every
-//!   sleep is an unparkable wait, so a reader between calls ends at once. One inside a
-//!   LibSensel call that takes long (opening a device can) is left to finish on its own,
-//!   never holding up the host's thread. So that its code is still there when it does, the
-//!   first reader pins the plugin's library in memory for the rest of the process
+//! - One pad, one player: the pad belongs to one instance at a time, the first to join,
+//!   also while the pad is unplugged. The others wait, say so in their editors, and take
+//!   over when the owner goes away or when the user asks (the editor's "Take over"
+//!   button); the old owner's bows lift, and the pad stays open.
+//! - Leaving never waits: an instance that goes ([`SenselReader`]'s `Drop`) takes itself
+//!   off the reader's list and wakes it. A reader inside a LibSensel call that takes long
+//!   (opening a device can) finishes it on its own. So that its code is still there when it
+//!   does, the first reader pins the plugin's library in memory for the rest of the process
 //!   ([`pin_this_library`]): a host unloading Rosin leaves it mapped.
-//! - One loaded library per process: readers of the same LibSensel share one
-//!   [`Library`], whose lock serialises every call into it, so a take-over never calls into
-//!   LibSensel from two threads at once.
-//! - A panic in the reader is caught: the pad is released and its lanes lifted, the state
-//!   says why ([`SenselState::Crashed`]), and the shared tables are never left poisoned, so
-//!   [`LazySensel::restart`] (the editor's "Restart" button) plays the pad again.
+//! - One loaded library per process ([`Library`] shared by path), whose lock serialises
+//!   every call into it.
+//! - A panic in the reader is caught: the pad is closed, the playing lanes lift, every
+//!   instance's state says why ([`SenselState::Crashed`]), and the thread leaves; the
+//!   shared tables are never left poisoned, so [`LazySensel::restart`] (the editor's
+//!   "Restart" button) starts a new reader that plays the pad again.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use sensel_sys::{Library, CONTACT_END, FRAME_CONTENT_CONTACTS_MASK};
@@ -42,8 +44,6 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(4);
 pub const DISCOVERY_INTERVAL: Duration = Duration::from_secs(1);
 /// The frame rate asked of the pad (the Morph scans at 125 to 1000 fps).
 pub const PAD_FRAME_RATE_HZ: u16 = 500;
-/// The longest dropping a reader waits for its thread, on the host's thread.
-pub const DROP_WAIT: Duration = Duration::from_millis(5);
 
 /// What the reader is doing, for the editor.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,48 +116,12 @@ impl SenselStatus {
     }
 }
 
-// ---- One pad, one owner: the process-wide arbitration between instances. ----
-
 static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(1);
 
 /// Locks a process-wide table, whatever panicked while it was held: its contents are plain
 /// lists, valid after any partial update.
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-/// Per library path, the instance that plays its pad.
-static OWNERS: Mutex<Vec<(PathBuf, u64)>> = Mutex::new(Vec::new());
-
-fn owner_of(path: &Path) -> Option<u64> {
-    lock(&OWNERS).iter().find(|(p, _)| p == path).map(|(_, id)| *id)
-}
-
-/// Claims the pad for `instance` if nobody has it; returns the owner otherwise.
-fn claim(path: &Path, instance: u64) -> Result<(), u64> {
-    let mut owners = lock(&OWNERS);
-    match owners.iter().find(|(p, _)| p == path) {
-        Some((_, owner)) if *owner != instance => Err(*owner),
-        Some(_) => Ok(()),
-        None => {
-            owners.push((path.to_path_buf(), instance));
-            Ok(())
-        }
-    }
-}
-
-fn release(path: &Path, instance: u64) {
-    lock(&OWNERS).retain(|(p, id)| !(p == path && *id == instance));
-}
-
-/// Gives up every pad `instance` holds (its reader panicked).
-fn release_all(instance: u64) {
-    lock(&OWNERS).retain(|(_, id)| *id != instance);
-}
-
-fn take_over(path: &Path, instance: u64) {
-    let mut owners = lock(&OWNERS);
-    owners.retain(|(p, _)| p != path);
-    owners.push((path.to_path_buf(), instance));
 }
 
 // ---- One loaded library per process. ----
@@ -256,44 +220,153 @@ pub fn times_reported(message: &str) -> usize {
     lock(&REPORTED).iter().filter(|m| *m == message).count()
 }
 
-// ---- The thread. ----
+// ---- The reader: one thread per library, shared by the instances. ----
 
-struct Shared {
-    stop: AtomicBool,
-    /// The library's path once loaded, for taking over.
-    library_path: Mutex<Option<PathBuf>>,
+/// An instance the reader serves.
+struct Client {
+    instance: u64,
+    bus: Arc<GestureBus>,
+    settings: Arc<dyn Fn() -> PadSettings + Send + Sync>,
     status: Arc<SenselStatus>,
 }
 
-/// A running reader. Dropping it stops the thread (see its `Drop`).
+/// What a reader thread and its instances share.
+struct Reader {
+    /// Which library it loads (`ReaderConfig::library`).
+    config: ReaderConfig,
+    /// The instances, oldest first.
+    clients: Mutex<Vec<Client>>,
+    /// The instance that plays the pad.
+    owner: Mutex<Option<u64>>,
+    /// The thread, to wake it.
+    thread: Mutex<Option<std::thread::Thread>>,
+    /// Set when the thread has left (no instance, or a panic): the next instance starts
+    /// another.
+    ended: AtomicBool,
+}
+
+/// The running readers, by library.
+static READERS: Mutex<Vec<Arc<Reader>>> = Mutex::new(Vec::new());
+
+impl Reader {
+    fn wake(&self) {
+        if let Some(thread) = lock(&self.thread).as_ref() {
+            thread.unpark();
+        }
+    }
+
+    fn owner(&self) -> Option<u64> {
+        *lock(&self.owner)
+    }
+
+    /// Every instance's status, from who owns the pad: `owner_state` for the owner, "played
+    /// by" for the others.
+    fn tell(&self, owner_state: SenselState) {
+        let owner = self.owner();
+        for client in lock(&self.clients).iter() {
+            if Some(client.instance) == owner {
+                client.status.set(owner_state.clone());
+            } else if let Some(owner) = owner {
+                client.status.set(SenselState::InUseElsewhere { owner });
+            }
+        }
+    }
+
+    fn tell_all(&self, state: SenselState) {
+        for client in lock(&self.clients).iter() {
+            client.status.set(state.clone());
+        }
+    }
+
+    /// The owner's bus, settings and status, if it is still there.
+    fn owner_client(&self) -> Option<(u64, Arc<GestureBus>, Arc<dyn Fn() -> PadSettings + Send + Sync>, Arc<SenselStatus>)> {
+        let owner = self.owner()?;
+        lock(&self.clients).iter().find(|c| c.instance == owner).map(|c| (c.instance, c.bus.clone(), c.settings.clone(), c.status.clone()))
+    }
+
+    /// Ends the thread's service if no instance is left: under the readers' lock, so that
+    /// an instance joining now starts a new reader instead of joining this one.
+    fn leave_if_unused(self: &Arc<Self>) -> bool {
+        let mut readers = lock(&READERS);
+        if !lock(&self.clients).is_empty() {
+            return false;
+        }
+        self.ended.store(true, Ordering::Release);
+        readers.retain(|r| !Arc::ptr_eq(r, self));
+        true
+    }
+
+    /// Leaves after a panic: the instances see why, and the next start runs a new reader.
+    fn leave_crashed(self: &Arc<Self>, why: String) {
+        let mut readers = lock(&READERS);
+        self.ended.store(true, Ordering::Release);
+        readers.retain(|r| !Arc::ptr_eq(r, self));
+        drop(readers);
+        self.tell_all(SenselState::Crashed(why));
+    }
+}
+
+/// An instance's place at the reader. Dropping it leaves the reader at once: it never
+/// waits for the thread (see the module's notes).
 pub struct SenselReader {
     instance: u64,
-    shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
+    reader: Arc<Reader>,
+    status: Arc<SenselStatus>,
 }
 
 impl SenselReader {
-    /// Starts the thread. `settings` is read at every frame.
+    /// Joins the reader of `config`'s library, starting it if none runs. `settings` is read
+    /// at every frame.
     pub fn spawn(config: ReaderConfig, bus: Arc<GestureBus>, settings: Arc<dyn Fn() -> PadSettings + Send + Sync>) -> Self {
         pin_this_library();
         let instance = NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed);
         let status = Arc::new(SenselStatus { state: Mutex::new(SenselState::Starting), frames: AtomicU64::new(0), connections: AtomicU64::new(0) });
-        let shared = Arc::new(Shared { stop: AtomicBool::new(false), library_path: Mutex::new(None), status });
-        let thread_shared = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name(format!("rosin-sensel-{instance}"))
-            .spawn(move || {
-                let worker = Worker { instance, shared: thread_shared, bus, settings };
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.run(config))) {
-                    Ok(()) => worker.shared.status.set(SenselState::Stopped),
-                    Err(panic) => worker.recover(panic.as_ref()),
+        let client = Client { instance, bus, settings, status: status.clone() };
+        let mut readers = lock(&READERS);
+        let running = readers.iter().find(|r| r.config.library == config.library && !r.ended.load(Ordering::Acquire)).cloned();
+        let reader = match running {
+            Some(reader) => {
+                let mut clients = lock(&reader.clients);
+                clients.push(client);
+                let mut owner = lock(&reader.owner);
+                match *owner {
+                    Some(owner) => status.set(SenselState::InUseElsewhere { owner }),
+                    None => *owner = Some(instance),
                 }
-            })
-            .ok();
-        if thread.is_none() {
-            shared.status.set(SenselState::NoLibrary("the reader thread could not start".into()));
-        }
-        Self { instance, shared, thread }
+                drop((clients, owner));
+                reader
+            }
+            None => {
+                let reader = Arc::new(Reader {
+                    config,
+                    clients: Mutex::new(vec![client]),
+                    owner: Mutex::new(Some(instance)),
+                    thread: Mutex::new(None),
+                    ended: AtomicBool::new(false),
+                });
+                readers.push(reader.clone());
+                let thread_reader = reader.clone();
+                let spawned = std::thread::Builder::new().name("rosin-sensel".into()).spawn(move || {
+                    let worker = Worker { reader: thread_reader };
+                    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.run())) {
+                        Ok(()) => {}
+                        Err(panic) => worker.recover(panic.as_ref()),
+                    }
+                });
+                match spawned {
+                    Ok(handle) => *lock(&reader.thread) = Some(handle.thread().clone()),
+                    Err(_) => {
+                        reader.ended.store(true, Ordering::Release);
+                        readers.retain(|r| !Arc::ptr_eq(r, &reader));
+                        status.set(SenselState::NoLibrary("the reader thread could not start".into()));
+                    }
+                }
+                reader
+            }
+        };
+        drop(readers);
+        reader.wake();
+        Self { instance, reader, status }
     }
 
     /// This instance's number, as the editor shows it ("Rosin #n").
@@ -302,12 +375,12 @@ impl SenselReader {
     }
 
     pub fn status(&self) -> Arc<SenselStatus> {
-        self.shared.status.clone()
+        self.status.clone()
     }
 
     /// A handle for the editor: the state, and taking the pad over.
     pub fn control(&self) -> SenselControl {
-        SenselControl { instance: self.instance, shared: self.shared.clone(), thread: self.thread.as_ref().map(|t| t.thread().clone()) }
+        SenselControl { instance: self.instance, reader: self.reader.clone(), status: self.status.clone() }
     }
 
     /// Takes the pad from whichever instance has it.
@@ -316,9 +389,25 @@ impl SenselReader {
     }
 }
 
-/// A reader started on first use: when its instance is activated or its editor draws, never
+impl Drop for SenselReader {
+    /// Leaves the reader: off its list, the pad passed to the oldest instance left (whose
+    /// bows the reader lifts from the old owner's bus), and the thread woken. Never waits.
+    fn drop(&mut self) {
+        let mut clients = lock(&self.reader.clients);
+        clients.retain(|c| c.instance != self.instance);
+        let mut owner = lock(&self.reader.owner);
+        if *owner == Some(self.instance) {
+            *owner = clients.first().map(|c| c.instance);
+        }
+        drop((clients, owner));
+        self.status.set(SenselState::Stopped);
+        self.reader.wake();
+    }
+}
+
+/// A reader joined on first use: when its instance is activated or its editor draws, never
 /// when a host only scans the plugin (creating instances, and their editor objects, and
-/// dropping them). Dropping the last handle stops the reader.
+/// dropping them).
 pub struct LazySensel {
     reader: Mutex<Option<SenselReader>>,
     bus: Arc<GestureBus>,
@@ -330,31 +419,29 @@ impl LazySensel {
         Self { reader: Mutex::new(None), bus, settings }
     }
 
-    /// Starts the reader if it has not started yet, and returns its handle.
+    /// Joins the reader if this instance has not yet, and returns its handle.
     pub fn start(&self) -> Option<SenselControl> {
         let mut reader = lock(&self.reader);
         let reader = reader.get_or_insert_with(|| SenselReader::spawn(ReaderConfig::default(), self.bus.clone(), self.settings.clone()));
         Some(reader.control())
     }
 
-    /// Stops the reader (if it runs) and starts a new one: after a crash, the pad plays
-    /// again.
+    /// Leaves the reader and joins again: after a crash, a new reader starts and plays the
+    /// pad.
     pub fn restart(&self) -> Option<SenselControl> {
         let mut reader = lock(&self.reader);
-        // The old one stops first; if it is still inside a LibSensel call, the new one
-        // waits for the pad ("played by" the old) until that call returns.
         drop(reader.take());
         let reader = reader.insert(SenselReader::spawn(ReaderConfig::default(), self.bus.clone(), self.settings.clone()));
         Some(reader.control())
     }
 }
 
-/// The editor's handle on a reader.
+/// The editor's handle on its instance's place at the reader.
 #[derive(Clone)]
 pub struct SenselControl {
     instance: u64,
-    shared: Arc<Shared>,
-    thread: Option<std::thread::Thread>,
+    reader: Arc<Reader>,
+    status: Arc<SenselStatus>,
 }
 
 impl SenselControl {
@@ -363,87 +450,58 @@ impl SenselControl {
     }
 
     pub fn state(&self) -> SenselState {
-        self.shared.status.state()
+        self.status.state()
     }
 
     pub fn frames(&self) -> u64 {
-        self.shared.status.frames()
+        self.status.frames()
     }
 
-    /// Takes the pad from whichever instance has it; that one lifts its bows and waits.
+    /// Takes the pad from whichever instance has it; that one's bows lift and it waits.
     pub fn take_over(&self) {
-        if let Some(path) = lock(&self.shared.library_path).clone() {
-            take_over(&path, self.instance);
+        if lock(&self.reader.clients).iter().any(|c| c.instance == self.instance) {
+            *lock(&self.reader.owner) = Some(self.instance);
         }
-        if let Some(thread) = &self.thread {
-            thread.unpark();
-        }
-    }
-}
-
-impl Drop for SenselReader {
-    /// Stops the thread and waits for it at most [`DROP_WAIT`]; one still inside a
-    /// LibSensel call finishes on its own (the library stays mapped: [`pin_this_library`]),
-    /// closes what it opened and gives the pad up.
-    fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::Release);
-        if let Some(thread) = self.thread.take() {
-            thread.thread().unpark();
-            let deadline = Instant::now() + DROP_WAIT;
-            while !thread.is_finished() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_micros(200));
-            }
-            if thread.is_finished() {
-                let _ = thread.join();
-            }
-        }
+        self.reader.wake();
     }
 }
 
 struct Worker {
-    instance: u64,
-    shared: Arc<Shared>,
-    bus: Arc<GestureBus>,
-    settings: Arc<dyn Fn() -> PadSettings + Send + Sync>,
+    reader: Arc<Reader>,
 }
 
 impl Worker {
-    /// After a panic in [`Worker::run`]: the pad goes back to the other instances, every
-    /// lane this reader may have been bowing is lifted, and the state says why.
+    /// After a panic in [`Worker::run`] (the pad it held was closed by the unwinding): the
+    /// owner's lanes lift, every instance's state says why, and the reader leaves.
     fn recover(&self, panic: &(dyn std::any::Any + Send)) {
         let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_else(|| "a panic".into());
-        release_all(self.instance);
-        for lane in 0..rosin_engine::controller::gesture::LANES {
-            let gesture = self.bus.lane(lane);
-            if gesture.bow_down {
-                self.bus.write(lane, &gesture.lifted(), GestureSource::Sensel);
+        if let Some((_, bus, _, _)) = self.reader.owner_client() {
+            for lane in 0..rosin_engine::controller::gesture::LANES {
+                let gesture = bus.lane(lane);
+                if gesture.bow_down {
+                    bus.write(lane, &gesture.lifted(), GestureSource::Sensel);
+                }
             }
         }
-        nice_plug::nice_log!("The Sensel reader of Rosin #{} stopped: {why}", self.instance);
-        self.shared.status.set(SenselState::Crashed(why));
+        nice_plug::nice_log!("The Sensel reader stopped: {why}");
+        self.reader.leave_crashed(why);
     }
 
-    fn stopped(&self) -> bool {
-        self.shared.stop.load(Ordering::Acquire)
+    /// Whether the thread's service is over (no instance left).
+    fn done(&self) -> bool {
+        self.reader.leave_if_unused()
     }
 
-    /// Waits `duration` or until woken (stop, take-over).
+    /// Waits `duration` or until woken (an instance joins, leaves or takes over).
     fn wait(&self, duration: Duration) {
-        let until = Instant::now() + duration;
-        while !self.stopped() {
-            let now = Instant::now();
-            if now >= until {
-                break;
-            }
-            std::thread::park_timeout(until - now);
-        }
+        std::thread::park_timeout(duration);
     }
 
-    fn run(&self, config: ReaderConfig) {
+    fn run(&self) {
         // SAFETY: LibSensel is loaded from where its installers put it, or from the file the
         // player (or a test, with the mock) named in ROSIN_SENSEL_LIB or the config; either
         // is taken to be LibSensel, as sensel.h describes it.
-        let loaded = match &config.library {
+        let loaded = match &self.reader.config.library {
             Some(path) => unsafe { Library::open(path) },
             None => unsafe { Library::open_default() },
         };
@@ -452,50 +510,31 @@ impl Worker {
             Err(error) => {
                 let message = error.to_string();
                 report_once(&message);
-                self.shared.status.set(SenselState::NoLibrary(message));
-                while !self.stopped() {
-                    std::thread::park();
+                while !self.done() {
+                    self.reader.tell_all(SenselState::NoLibrary(message.clone()));
+                    self.wait(DISCOVERY_INTERVAL);
                 }
                 return;
             }
         };
-        let path = library.path().to_path_buf();
-        *lock(&self.shared.library_path) = Some(path.clone());
-        while !self.stopped() {
-            if let Err(owner) = claim(&path, self.instance) {
-                self.shared.status.set(SenselState::InUseElsewhere { owner });
-                self.wait(DISCOVERY_INTERVAL / 4);
-                continue;
-            }
+        while !self.done() {
+            self.reader.tell(SenselState::Searching);
             let device = library.devices().ok().and_then(|devices| devices.into_iter().next()).and_then(|info| {
                 let serial = info.serial.clone();
                 library.open_device(&info).ok().map(|device| (device, serial))
             });
             match device {
-                Some((device, serial)) => {
-                    self.shared.status.connections.fetch_add(1, Ordering::Relaxed);
-                    self.shared.status.set(SenselState::Connected { serial });
-                    self.play(device, &path);
-                    if !self.stopped() && owner_of(&path) == Some(self.instance) {
-                        self.shared.status.set(SenselState::Searching);
-                    }
-                }
-                None => {
-                    // The claim is kept while searching: the pad comes back to this
-                    // instance when it is plugged in again.
-                    self.shared.status.set(SenselState::Searching);
-                    self.wait(DISCOVERY_INTERVAL);
-                }
+                Some((device, serial)) => self.play(device, &serial),
+                // The owner keeps the pad while it is unplugged: it comes back to it.
+                None => self.wait(DISCOVERY_INTERVAL),
             }
         }
-        release(&path, self.instance);
     }
 
-    /// Reads the open pad until it goes away, the plugin stops or another instance takes
-    /// over; then lifts whatever it was playing.
-    fn play(&self, mut device: sensel_sys::Device, path: &Path) {
+    /// Reads the open pad for whichever instance owns it, until it goes away or no instance
+    /// is left; a take-over lifts the old owner's bows and plays on for the new one.
+    fn play(&self, mut device: sensel_sys::Device, serial: &str) {
         let info = device.sensor_info();
-        let mut mapper = PadMapper::new(info.width_mm as f64, info.height_mm as f64);
         // A pad that refuses a setting still scans with its own; only reads can fail it.
         let _ = device.set_frame_content(FRAME_CONTENT_CONTACTS_MASK);
         let _ = device.set_max_frame_rate(PAD_FRAME_RATE_HZ);
@@ -503,7 +542,27 @@ impl Worker {
         let started = Instant::now();
         let mut last_read_s = 0.0;
         let mut touches: Vec<Touch> = Vec::with_capacity(16);
-        'reading: while !self.stopped() && owner_of(path) == Some(self.instance) {
+        let mut playing: Option<(u64, Arc<GestureBus>, PadMapper)> = None;
+        let lift = |playing: &mut Option<(u64, Arc<GestureBus>, PadMapper)>| {
+            if let Some((_, bus, mut mapper)) = playing.take() {
+                for (lane, gesture) in mapper.lift_all() {
+                    bus.write(lane, &gesture, GestureSource::Sensel);
+                }
+            }
+        };
+        'reading: while !self.done() {
+            let Some((owner, bus, settings, status)) = self.reader.owner_client() else {
+                lift(&mut playing);
+                self.wait(POLL_INTERVAL);
+                continue;
+            };
+            if playing.as_ref().map(|(id, _, _)| *id) != Some(owner) {
+                lift(&mut playing);
+                playing = Some((owner, bus, PadMapper::new(info.width_mm as f64, info.height_mm as f64)));
+                status.connections.fetch_add(1, Ordering::Relaxed);
+                self.reader.tell(SenselState::Connected { serial: serial.to_string() });
+            }
+            let Some((_, bus, mapper)) = playing.as_mut() else { continue };
             if device.read_sensor().is_err() {
                 break;
             }
@@ -524,17 +583,15 @@ impl Worker {
                 }));
                 // Frames that waited together were scanned evenly since the last read.
                 let time_s = last_read_s + (now_s - last_read_s) * (i + 1) as f64 / available as f64;
-                let settings = (self.settings)();
+                let settings = settings();
                 for (lane, gesture) in mapper.update(&touches, time_s, settings.layout, settings.drum) {
-                    self.bus.write(lane, &gesture, GestureSource::Sensel);
+                    bus.write(lane, &gesture, GestureSource::Sensel);
                 }
-                self.shared.status.frames.fetch_add(1, Ordering::Relaxed);
+                status.frames.fetch_add(1, Ordering::Relaxed);
             }
             last_read_s = now_s;
             self.wait(POLL_INTERVAL);
         }
-        for (lane, gesture) in mapper.lift_all() {
-            self.bus.write(lane, &gesture, GestureSource::Sensel);
-        }
+        lift(&mut playing);
     }
 }
