@@ -328,7 +328,7 @@ impl RosinEditorApp {
             feedback::show(ui, &self.snapshot.feedback, &mut self.meter, time_s);
         });
         let performance = logic::performance_controls(self.drum());
-        // The side panel takes less of a small window (800 x 500 leaves the view 550 wide).
+        // The side panel takes less of a small window (at 800 wide, about 230 of it).
         let side_width = (ui.ctx().content_rect().width() * 0.29).clamp(220.0, 380.0);
         egui::Panel::left("controls").resizable(true).show(ui, |ui| {
             ui.set_min_width(side_width);
