@@ -95,10 +95,55 @@ fn summary() {
     }
 }
 
+/// The sample on which `change` happens, against an ordinary one: the worst of `times`
+/// tries, each on a sounding engine.
+fn worst_change_s(rate: f64, times: usize, mut change: impl FnMut(&mut Engine, usize)) -> f64 {
+    (0..times)
+        .map(|turn| {
+            let mut engine = sounding(rate);
+            let start = Instant::now();
+            change(&mut engine, turn);
+            engine.render(black_box(&mut [0.0f32]));
+            start.elapsed().as_secs_f64()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The other bursts issue 18 names: a reset, a change of play mode or string set under
+/// sixteen sounding voices, and sixteen note-ons on settings no note was designed for yet
+/// (each designs its grid on the audio thread, once).
+fn other_bursts() {
+    use rosin_engine::controls::Controls;
+    println!("\nOther bursts on one sample, the worst of 20, against an ordinary sample (48 kHz):");
+    let rate = 48_000.0;
+    let mut engine = sounding(rate);
+    let ordinary = median((0..2_000).map(|_| {
+        let start = Instant::now();
+        engine.render(black_box(&mut [0.0f32]));
+        start.elapsed().as_secs_f64()
+    }).collect());
+    let report = |what: &str, seconds: f64| println!("  {what:48} {:7.1} us, {:5.1} times an ordinary sample ({:.2} us)", seconds * 1e6, seconds / ordinary, ordinary * 1e6);
+    report("reset", worst_change_s(rate, 20, |engine, _| engine.reset()));
+    report("play mode Poly -> Four Strings", worst_change_s(rate, 20, |engine, _| engine.set_controls(&Controls { play_mode: 1.0, ..Controls::default() })));
+    report("play mode Poly -> Mono Legato", worst_change_s(rate, 20, |engine, _| engine.set_controls(&Controls { play_mode: 2.0, ..Controls::default() })));
+    report("string set Rosin -> Cello", worst_change_s(rate, 20, |engine, _| engine.set_controls(&Controls { string_set: 3.0, ..Controls::default() })));
+    report(
+        "sixteen note-ons on a new string stiffness",
+        worst_change_s(rate, 20, |engine, turn| {
+            // A stiffness no note has been designed for: every note designs its grid.
+            engine.set_controls(&Controls { string_stiffness: 1e-4 * (1.0 + 0.01 * (turn + 1) as f64), ..Controls::default() });
+            for key in CHORDS[1] {
+                engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity: 0.8 });
+            }
+        }),
+    );
+}
+
 criterion_group!(benches, note_ons);
 
 fn main() {
     benches();
     Criterion::default().configure_from_args().final_summary();
     summary();
+    other_bursts();
 }
