@@ -75,6 +75,9 @@ impl std::fmt::Display for SenselState {
     }
 }
 
+/// Reads the pad's settings (an instance's parameters) at every frame.
+pub type PadSettingsFn = Arc<dyn Fn() -> PadSettings + Send + Sync>;
+
 /// How the pad maps, read at every frame (the host may automate it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PadSettings {
@@ -226,7 +229,7 @@ pub fn times_reported(message: &str) -> usize {
 struct Client {
     instance: u64,
     bus: Arc<GestureBus>,
-    settings: Arc<dyn Fn() -> PadSettings + Send + Sync>,
+    settings: PadSettingsFn,
     status: Arc<SenselStatus>,
 }
 
@@ -279,7 +282,7 @@ impl Reader {
     }
 
     /// The owner's bus, settings and status, if it is still there.
-    fn owner_client(&self) -> Option<(u64, Arc<GestureBus>, Arc<dyn Fn() -> PadSettings + Send + Sync>, Arc<SenselStatus>)> {
+    fn owner_client(&self) -> Option<(u64, Arc<GestureBus>, PadSettingsFn, Arc<SenselStatus>)> {
         let owner = self.owner()?;
         lock(&self.clients).iter().find(|c| c.instance == owner).map(|c| (c.instance, c.bus.clone(), c.settings.clone(), c.status.clone()))
     }
@@ -317,7 +320,7 @@ pub struct SenselReader {
 impl SenselReader {
     /// Joins the reader of `config`'s library, starting it if none runs. `settings` is read
     /// at every frame.
-    pub fn spawn(config: ReaderConfig, bus: Arc<GestureBus>, settings: Arc<dyn Fn() -> PadSettings + Send + Sync>) -> Self {
+    pub fn spawn(config: ReaderConfig, bus: Arc<GestureBus>, settings: PadSettingsFn) -> Self {
         pin_this_library();
         let instance = NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed);
         let status = Arc::new(SenselStatus { state: Mutex::new(SenselState::Starting), frames: AtomicU64::new(0), connections: AtomicU64::new(0) });
@@ -411,11 +414,11 @@ impl Drop for SenselReader {
 pub struct LazySensel {
     reader: Mutex<Option<SenselReader>>,
     bus: Arc<GestureBus>,
-    settings: Arc<dyn Fn() -> PadSettings + Send + Sync>,
+    settings: PadSettingsFn,
 }
 
 impl LazySensel {
-    pub fn new(bus: Arc<GestureBus>, settings: Arc<dyn Fn() -> PadSettings + Send + Sync>) -> Self {
+    pub fn new(bus: Arc<GestureBus>, settings: PadSettingsFn) -> Self {
         Self { reader: Mutex::new(None), bus, settings }
     }
 

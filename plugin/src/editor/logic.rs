@@ -501,20 +501,15 @@ pub const WINDOW_RESTORE_FRAMES: u32 = 30;
 /// player gives the window. Until the restored size is granted (or the host has had
 /// [`WINDOW_RESTORE_FRAMES`] frames to refuse it), the sizes the window reports are its
 /// opening size, and are not recorded over the saved one.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum WindowSizeKeeper {
     /// The window is not open yet, or has not drawn its first frame.
+    #[default]
     Opening,
     /// The host was asked for this size, this many frames ago.
     Asked((f32, f32), u32),
     /// Every size the window takes is the player's, and is saved.
     Recording,
-}
-
-impl Default for WindowSizeKeeper {
-    fn default() -> Self {
-        Self::Opening
-    }
 }
 
 impl WindowSizeKeeper {
