@@ -12,6 +12,8 @@
 
 mod common;
 
+use common::busy_engine;
+
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -20,24 +22,12 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, Criterion};
 use rosin::editor::headless::HeadlessEditor;
 use rosin::params::RosinParams;
-use rosin_engine::controls::Controls;
 use rosin_engine::view::snapshot::{capture, ViewSnapshot, VIEW_RATE_HZ};
 use rosin_engine::view::triple_buffer::{triple_buffer, TripleReader, TripleWriter};
-use rosin_engine::voice::NoteId;
-use rosin_engine::voices::{Engine, NoteEvent};
+use rosin_engine::voices::Engine;
 
 const SIZE: (f32, f32) = (1040.0, 660.0);
 
-/// Eight strings and one drum at full resolution, all sounding.
-fn busy_engine() -> Engine {
-    let mut engine = common::sounding(&Controls::default(), &[43, 50, 57, 64, 67, 71, 74, 79], 1.0, 0.0);
-    let controls = Controls { instrument: 1.0, drum_quality: 2.0, ..Controls::default() };
-    engine.set_controls(&controls);
-    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: 60, voice_id: None }, velocity: 1.0 });
-    let mut warm = vec![0.0f32; 4800];
-    engine.render(&mut warm);
-    engine
-}
 
 fn busy_view() -> TripleReader<ViewSnapshot> {
     let engine = busy_engine();

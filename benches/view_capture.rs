@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::RATE;
+use common::{busy_engine, RATE};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -19,25 +19,9 @@ use rosin_engine::controller::gesture::LaneGesture;
 use rosin_engine::controls::Controls;
 use rosin_engine::view::lab::{LabRecorder, LAB_CHOOSE_SAMPLES};
 use rosin_engine::view::snapshot::{capture, ViewSnapshot, VIEW_RATE_HZ};
-use rosin_engine::voice::NoteId;
-use rosin_engine::voices::{Engine, NoteEvent};
+use rosin_engine::voices::Engine;
 
 
-/// Eight strings and one drum at full resolution, all sounding.
-fn busy_engine() -> Engine {
-    let mut engine = Engine::new(RATE);
-    let mut controls = Controls::default();
-    engine.set_controls(&controls);
-    for key in [43, 50, 57, 64, 67, 71, 74, 79] {
-        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity: 1.0 });
-    }
-    controls.instrument = 1.0;
-    engine.set_controls(&controls);
-    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: 60, voice_id: None }, velocity: 1.0 });
-    let mut warm = vec![0.0f32; 4800];
-    engine.render(&mut warm);
-    engine
-}
 
 fn costs(c: &mut Criterion) {
     let engine = busy_engine();

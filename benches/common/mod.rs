@@ -38,3 +38,20 @@ pub fn real_time_factor<T: Copy + Default>(seconds: f64, mut render: impl FnMut(
     }
     (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
 }
+
+/// Eight strings and one drum at full resolution, all sounding: what the editor's views
+/// draw at their busiest.
+pub fn busy_engine() -> Engine {
+    let mut engine = Engine::new(RATE);
+    let mut controls = Controls::default();
+    engine.set_controls(&controls);
+    for key in [43, 50, 57, 64, 67, 71, 74, 79] {
+        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity: 1.0 });
+    }
+    controls.instrument = 1.0;
+    engine.set_controls(&controls);
+    engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: 60, voice_id: None }, velocity: 1.0 });
+    let mut warm = vec![0.0f32; 4800];
+    engine.render(&mut warm);
+    engine
+}
