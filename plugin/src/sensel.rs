@@ -294,18 +294,21 @@ impl Reader {
         if !lock(&self.clients).is_empty() {
             return false;
         }
-        self.ended.store(true, Ordering::Release);
-        readers.retain(|r| !Arc::ptr_eq(r, self));
+        self.unlist(&mut readers);
         true
     }
 
     /// Leaves after a panic: the instances see why, and the next start runs a new reader.
     fn leave_crashed(self: &Arc<Self>, why: String) {
-        let mut readers = lock(&READERS);
+        self.unlist(&mut lock(&READERS));
+        self.tell_all(SenselState::Crashed(why));
+    }
+
+    /// Marks this reader ended and takes it off `readers` (the locked list of running
+    /// readers): an instance that joins from now on starts another.
+    fn unlist(self: &Arc<Self>, readers: &mut Vec<Arc<Reader>>) {
         self.ended.store(true, Ordering::Release);
         readers.retain(|r| !Arc::ptr_eq(r, self));
-        drop(readers);
-        self.tell_all(SenselState::Crashed(why));
     }
 }
 
@@ -359,8 +362,7 @@ impl SenselReader {
                 match spawned {
                     Ok(handle) => *lock(&reader.thread) = Some(handle.thread().clone()),
                     Err(_) => {
-                        reader.ended.store(true, Ordering::Release);
-                        readers.retain(|r| !Arc::ptr_eq(r, &reader));
+                        reader.unlist(&mut readers);
                         status.set(SenselState::NoLibrary("the reader thread could not start".into()));
                     }
                 }
