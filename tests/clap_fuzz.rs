@@ -18,8 +18,9 @@
 //!   render, since a drum voice costs tens of string voices. The yardstick is also at least
 //!   the block after's time per frame (a calm block of 64 frames or more; the render ends
 //!   with one such block, without events): a costly note keeps costing in the next block,
-//!   while a solver's run-away does not. A block over the bound is played again (the render
-//!   is deterministic): only one slow both times is a stall, not the machine's scheduling.
+//!   while a solver's run-away does not. Times are the audio thread's CPU time, so a build
+//!   running beside the campaign does not read as a stall; and a block over the bound is
+//!   played again (the render is deterministic): only one slow both times is a stall.
 //!   Every stalled render is listed before the test fails.
 //! - A bad state blob is refused and leaves the instance's state as it was.
 //!

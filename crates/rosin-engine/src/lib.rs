@@ -10,6 +10,8 @@
 //! - [`play_modes`]: the legato modes (Four Strings, Mono Legato), which drive the engine's
 //!   string voices through the small [`play_modes::StringPool`] interface.
 //! - [`expression`]: MIDI, MPE and note expressions, shaped per voice.
+//! - [`held_events`]: note events that wait a few samples so that no sample designs more
+//!   than one string grid.
 //! - [`presets`], [`state`]: factory presets and saved-state versions with their migrations.
 //! - [`user_presets`]: a player's own presets as text files.
 //! - [`controller`]: touch gestures (from a Sensel Morph or a mouse) and their lock-free bus.
@@ -26,6 +28,7 @@ pub mod dsp;
 pub mod envelope;
 pub mod expression;
 pub mod guettler;
+pub mod held_events;
 pub mod play_modes;
 pub mod presets;
 pub mod render;

@@ -8,6 +8,8 @@ use crate::drum_voice::DrumVoice;
 use crate::dsp::ramp::LinearRamp;
 use rosin_physics::friction::newton::IterationStats;
 use crate::controls::PlayMode;
+use crate::dsp::evening::evening_key;
+use crate::held_events::HeldEvents;
 use crate::expression::{shape, ChannelAction, ExpressionKind, MidiExpression, NoteExpression, ShapedVoice, MIDI_CHANNELS};
 use rosin_physics::body::{BodyResonator, BODIES};
 use crate::play_modes::{self, LegatoState, STRINGS};
@@ -69,6 +71,8 @@ pub struct Engine {
     sustained: [Option<NotePattern>; SUSTAINED_NOTES],
     body: BodyResonator,
     body_index: usize,
+    /// Every body model at rest, designed at this rate, to copy from.
+    designed_bodies: Box<[BodyResonator]>,
     body_mix: LinearRamp,
     /// The body that was playing before the last change of model, fading out over
     /// [`BODY_CROSSFADE_S`] while the new one (starting from rest) fades in: a model change
@@ -78,6 +82,14 @@ pub struct Engine {
     body_fade: f64,
     /// Grids designed for notes already played (see [`GridCache`]).
     grids: GridCache,
+    /// The design work done (grids designed and body responses worked out) when the sample
+    /// being rendered began: a note-on after some waits for a later sample (see
+    /// [`crate::held_events`]), and body responses wait for a sample with none.
+    design_mark: u64,
+    /// Note-ons played on the sample being rendered (at most [`NOTE_ONS_PER_SAMPLE`]).
+    note_ons_this_sample: u32,
+    /// Events waiting behind a note-on that designed a grid, played a sample at a time.
+    held: HeldEvents<NoteEvent>,
     /// The body's response at the harmonics of notes already played.
     evenings: crate::dsp::evening::EveningCache,
     /// The body is at rest and is not ticked while nothing plays into it.
@@ -127,12 +139,16 @@ impl Engine {
             midi: MidiExpression::default(),
             legato: LegatoState::default(),
             sustained: [None; SUSTAINED_NOTES],
-            body: first_body(sample_rate_hz),
+            body: designed_body(0, sample_rate_hz),
+            designed_bodies: (0..BODIES.len()).map(|index| designed_body(index, sample_rate_hz)).collect(),
             body_index: 0,
             body_mix: LinearRamp::control(controls.body_mix_percent / 100.0, sample_rate_hz),
-            outgoing_body: first_body(sample_rate_hz),
+            outgoing_body: designed_body(0, sample_rate_hz),
             body_fade: 1.0,
             grids: GridCache::with_capacity(GRID_CACHE_ENTRIES),
+            design_mark: 0,
+            note_ons_this_sample: 0,
+            held: HeldEvents::new(NoteEvent::AllNotesOff),
             evenings: crate::dsp::evening::EveningCache::with_capacity(GRID_CACHE_ENTRIES),
             body_resting: true,
             body_quiet_samples: 0,
@@ -155,7 +171,9 @@ impl Engine {
 
     /// Designs ahead, here on the thread that builds the engine, the grids and body
     /// responses of every key of a piano's range at the default controls (about 2 ms), so
-    /// that first notes at the defaults cost the audio thread no design either.
+    /// that first notes at the defaults cost the audio thread no design either; and the open
+    /// strings of every factory preset (and of every string set at the default stiffness),
+    /// so that choosing one, or the four-string mode, puts its strings up without a design.
     fn with_default_grids(mut self) -> Self {
         let c = self.controls;
         let set = rosin_physics::string::string_set::string_set(c.string_set);
@@ -166,6 +184,17 @@ impl Engine {
             let mut kept = crate::dsp::evening::BodyAtHarmonics::default();
             self.evenings.refresh(&self.body, self.body_index, key as f64, &mut kept);
         }
+        let sets = (0..rosin_physics::string::string_set::STRING_SETS.len()).map(|set| Controls { string_set: set as f64, ..c });
+        for c in sets.chain(crate::presets::PRESETS.iter().map(|p| p.controls())) {
+            let set = rosin_physics::string::string_set::string_set(c.string_set);
+            let engine = crate::voice::StringEngine::from_control(c.string_engine);
+            for spec in &set.strings {
+                let design = set.note_design(spec.open_key as f64, c.string_stiffness, c.damping_scale);
+                StringVoice::design_grid(spec.open_key as f64, &design, engine, self.sample_rate_hz, &mut self.grids);
+            }
+        }
+        self.design_mark = self.design_work();
+        self.note_ons_this_sample = 0;
         self
     }
 
@@ -192,6 +221,7 @@ impl Engine {
         self.midi.reset();
         self.sustained = [None; SUSTAINED_NOTES];
         self.legato = LegatoState::default();
+        self.held.clear();
         self.body.reset();
         self.outgoing_body.reset();
         self.body_fade = 1.0;
@@ -217,12 +247,12 @@ impl Engine {
             // change during a crossfade cuts the body fading out then, at its reduced weight.)
             // A body at rest (nothing has played yet, or all has died away) is simply
             // replaced.
+            // The models' coefficients were worked out at construction (about 20 us a model).
             if self.body.is_at_rest() {
-                self.body.set_model(BODIES[body]);
+                self.body.clone_from(&self.designed_bodies[body]);
             } else {
                 std::mem::swap(&mut self.body, &mut self.outgoing_body);
-                self.body.set_model(BODIES[body]);
-                self.body.reset();
+                self.body.clone_from(&self.designed_bodies[body]);
                 self.body_fade = 0.0;
             }
         }
@@ -321,14 +351,21 @@ impl Engine {
             voice.set_controls(&shaped.controls);
             voice.set_bend(shaped.bend_st);
             voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
-            let key = voice.target_key();
-            let body_changed = self.evenings.refresh(&self.body, self.body_index, key, &mut voice.body_at_harmonics);
-            let gain = voice.body_at_harmonics.evening_gain(body_mix);
-            if body_changed {
+            let key = evening_key(voice.target_key());
+            // Under a new body each voice's response is worked out once: one a sample, on a
+            // sample with no other design work; the others keep theirs a sample longer.
+            let may_compute = self.grids.designed() + self.evenings.computed() == self.design_mark;
+            match self.evenings.refresh_within(&self.body, self.body_index, key, &mut voice.body_at_harmonics, may_compute) {
                 // Under a new body, the note's level follows the bodies' crossfade.
-                voice.glide_evening_gain(gain, LinearRamp::samples_for(BODY_CROSSFADE_S, self.sample_rate_hz));
-            } else {
-                voice.set_evening_gain(gain);
+                Some(true) => {
+                    let gain = voice.body_at_harmonics.evening_gain_for(body_mix);
+                    voice.glide_evening_gain(gain, LinearRamp::samples_for(BODY_CROSSFADE_S, self.sample_rate_hz));
+                }
+                Some(false) => {
+                    let gain = voice.body_at_harmonics.evening_gain_for(body_mix);
+                    voice.set_evening_gain(gain);
+                }
+                None => self.controls_dirty = true,
             }
         }
         for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
@@ -368,9 +405,60 @@ impl Engine {
         }
     }
 
+    /// Plays `event` now, unless it is a note-on and this sample has done its share of
+    /// note-on work (a design, or [`NOTE_ONS_PER_SAMPLE`] note-ons): then it waits its turn,
+    /// and every event after it (see [`crate::held_events`]); [`Engine::render`] plays them
+    /// on later samples, in order.
     pub fn handle_event(&mut self, event: &NoteEvent) {
+        if self.held.is_empty() && !(matches!(event, NoteEvent::NoteOn { .. }) && self.sample_is_full()) {
+            self.apply_event(event);
+            return;
+        }
+        if self.held.is_full() {
+            // Never reached by a host's block (only events behind a designing note-on wait,
+            // and every sample plays some): the oldest play now, whatever they cost, so that
+            // none is lost and the order holds.
+            if let Some(oldest) = self.held.pop() {
+                self.apply_event(&oldest);
+            }
+        }
+        self.held.push(*event);
+    }
+
+    /// Grids designed and body responses worked out so far: about 10 us and a few us each.
+    fn design_work(&self) -> u64 {
+        self.grids.designed() + self.evenings.computed()
+    }
+
+    /// Whether a grid has been designed, or a body response worked out, since the sample
+    /// being rendered began.
+    fn designed_this_sample(&self) -> bool {
+        self.design_work() != self.design_mark
+    }
+
+    /// Whether a note-on now would be more than this sample's share of note-on work.
+    fn sample_is_full(&self) -> bool {
+        self.designed_this_sample() || self.note_ons_this_sample >= NOTE_ONS_PER_SAMPLE
+    }
+
+    /// Plays the held events, in order, up to the next note-on that would be more than the
+    /// sample's share.
+    fn play_held(&mut self) {
+        while let Some(&event) = self.held.front() {
+            if matches!(event, NoteEvent::NoteOn { .. }) && self.sample_is_full() {
+                break;
+            }
+            self.held.pop();
+            self.apply_event(&event);
+        }
+    }
+
+    fn apply_event(&mut self, event: &NoteEvent) {
         match *event {
-            NoteEvent::NoteOn { note, velocity } => self.note_on(note, velocity),
+            NoteEvent::NoteOn { note, velocity } => {
+                self.note_ons_this_sample += 1;
+                self.note_on(note, velocity);
+            }
             NoteEvent::NoteOff { pattern } => {
                 let held_back = pattern.channel.is_some_and(|c| self.midi.sustained(c));
                 if !(held_back && self.hold_back(pattern)) {
@@ -530,6 +618,10 @@ impl Engine {
                 self.steal(index);
             }
             self.voices[index].start(note, velocity, age, controls, &mut self.grids);
+            // Its body response now, so that the design work of a note-on is done (and
+            // counted against the sample's budget) when it starts.
+            let voice = &mut self.voices[index];
+            self.evenings.refresh(&self.body, self.body_index, evening_key(voice.target_key()), &mut voice.body_at_harmonics);
         }
         // The new voice takes its channel's pressure, slide, bend and vibrato (and its own
         // expressions) before its first sample, not at the channel's next change.
@@ -580,6 +672,8 @@ impl Engine {
             // Nothing sounds and the body has rung down: silence, at a few instructions a
             // block. The ramps arrive where they were going, as they would have meanwhile.
             out.fill(0.0);
+            self.design_mark = self.design_work();
+            self.note_ons_this_sample = 0;
             self.gain.snap(self.gain.target());
             self.body_mix.snap(self.body_mix.target());
             return;
@@ -595,6 +689,12 @@ impl Engine {
         }
         let record_lab = self.lab_enabled && self.lab.source().is_some();
         for sample in out.iter_mut() {
+            if !self.held.is_empty() {
+                self.play_held();
+            }
+            if self.controls_dirty {
+                self.push_controls();
+            }
             if four_strings {
                 play_modes::couple_strings(&mut self.voices, &controls);
             }
@@ -640,13 +740,16 @@ impl Engine {
             self.track_body_rest(mix, bodied);
             let out = mix + mix_amount * (bodied - mix);
             *sample = crate::dsp::output::to_host_sample(crate::dsp::output::safety_limit(out * self.gain.next()));
+            self.design_mark = self.design_work();
+            self.note_ons_this_sample = 0;
         }
     }
 
     /// Whether the engine would render only silence: no string sounding (or every one asleep),
-    /// no drum, no declick, and the body at rest.
+    /// no drum, no declick, no event waiting, and the body at rest.
     pub fn is_silent(&self) -> bool {
         self.body_resting
+            && self.held.is_empty()
             && self.declick_value == 0.0
             && self.voices.iter().all(|v| v.is_free() || v.is_asleep())
             && self.drums.iter().all(|d| d.is_free())
@@ -705,6 +808,18 @@ impl Engine {
     /// count): the attack count a legato phrase must not raise.
     pub fn string_attacks(&self) -> u64 {
         self.voices.iter().map(|v| v.attacks()).sum()
+    }
+
+    /// The design work done since the engine was built: string grids designed and body
+    /// responses worked out (each a few to a few tens of microseconds; see
+    /// [`crate::held_events`]). For tests and benches.
+    pub fn design_counts(&self) -> (u64, u64) {
+        (self.grids.designed(), self.evenings.computed())
+    }
+
+    /// Events waiting for a later sample (see [`crate::held_events`]).
+    pub fn held_event_count(&self) -> usize {
+        self.held.len()
     }
 
     pub fn active_voice_count(&self) -> usize {
@@ -830,9 +945,10 @@ fn push_terminated(list: &mut [Option<NoteId>], count: &mut usize, note: NoteId)
 }
 
 /// The body an engine starts with: the first model, at rest.
-fn first_body(sample_rate_hz: f64) -> BodyResonator {
+/// A resonator with body model `index`, at rest.
+fn designed_body(index: usize, sample_rate_hz: f64) -> BodyResonator {
     let mut body = BodyResonator::new(sample_rate_hz);
-    body.set_model(BODIES[0]);
+    body.set_model(BODIES[index]);
     body
 }
 
@@ -844,6 +960,9 @@ pub const BODY_CROSSFADE_S: f64 = 0.08;
 /// How many designed grids the engine keeps: a piano's range at the defaults (the high keys
 /// twice, oversampled), and room for the keys a piece plays on other settings.
 pub const GRID_CACHE_ENTRIES: usize = 256;
+/// The most note-ons a sample plays: a chord of sixteen spreads over four samples (a
+/// twelfth of a millisecond at 48 kHz). Each steals a voice and tunes a string, about 1.5 us.
+pub const NOTE_ONS_PER_SAMPLE: u32 = 4;
 /// The keys whose grids a new engine designs ahead: a piano's range.
 pub const PREWARMED_KEYS: std::ops::RangeInclusive<u8> = 21..=108;
 

@@ -17,6 +17,17 @@ pub fn evening_gain(body: &BodyResonator, body_mix: f64, key: f64) -> f64 {
     at_harmonics.evening_gain(body_mix)
 }
 
+/// The step of the keys a voice's body response is worked out for (semitones).
+pub const EVENING_KEY_STEP_ST: f64 = 0.25;
+
+/// The key a voice at `key` takes its body response from: the nearest quarter tone. A note
+/// bent or gliding moves its key every block; worked out at every key it passes, sixteen
+/// voices under a pitch-bend lane cost a few hundred microseconds a block (found by the fuzz
+/// campaign). The gain it sets glides, so a step of a quarter tone is not heard.
+pub fn evening_key(key: f64) -> f64 {
+    (key / EVENING_KEY_STEP_ST).round() * EVENING_KEY_STEP_ST
+}
+
 /// The harmonics of a note whose body response sets its evening gain.
 pub const EVENING_HARMONICS: usize = 16;
 /// The most a note is evened out, either way (dB).
@@ -29,11 +40,14 @@ pub struct BodyAtHarmonics {
     body: usize,
     count: usize,
     response: [(f64, f64); EVENING_HARMONICS],
+    /// The last `(body_mix, evening gain)` asked of [`BodyAtHarmonics::evening_gain_for`]:
+    /// the engine asks every voice's at every change of controls.
+    last_gain: (f64, f64),
 }
 
 impl Default for BodyAtHarmonics {
     fn default() -> Self {
-        Self { key: f64::NAN, body: usize::MAX, count: 0, response: [(0.0, 0.0); EVENING_HARMONICS] }
+        Self { key: f64::NAN, body: usize::MAX, count: 0, response: [(0.0, 0.0); EVENING_HARMONICS], last_gain: (f64::NAN, 1.0) }
     }
 }
 
@@ -52,9 +66,18 @@ impl BodyAtHarmonics {
         }
         self.key = key;
         self.body = body_index;
+        self.last_gain = (f64::NAN, 1.0);
     }
 
     /// The evening gain at a dry-and-body mix of `body_mix`.
+    /// [`BodyAtHarmonics::evening_gain`], kept for the next call with the same `body_mix`.
+    pub fn evening_gain_for(&mut self, body_mix: f64) -> f64 {
+        if self.last_gain.0 != body_mix {
+            self.last_gain = (body_mix, self.evening_gain(body_mix));
+        }
+        self.last_gain.1
+    }
+
     pub fn evening_gain(&self, body_mix: f64) -> f64 {
         if body_mix <= 0.0 || self.count == 0 {
             return 1.0;
@@ -77,29 +100,46 @@ impl BodyAtHarmonics {
 pub struct EveningCache {
     entries: Box<[BodyAtHarmonics]>,
     next: usize,
+    computed: u64,
 }
 
 impl EveningCache {
     pub fn with_capacity(capacity: usize) -> Self {
-        Self { entries: vec![BodyAtHarmonics::default(); capacity.max(1)].into_boxed_slice(), next: 0 }
+        Self { entries: vec![BodyAtHarmonics::default(); capacity.max(1)].into_boxed_slice(), next: 0, computed: 0 }
     }
 
     /// Brings a voice's `kept` response to `key` on the body numbered `body_index`: as it
     /// is, from the cache, or worked out and cached. Whether the body changed under a note
     /// that was already kept (its gain should then follow the bodies' crossfade).
     pub fn refresh(&mut self, body: &BodyResonator, body_index: usize, key: f64, kept: &mut BodyAtHarmonics) -> bool {
+        self.refresh_within(body, body_index, key, kept, true).unwrap_or(false)
+    }
+
+    /// [`EveningCache::refresh`], which works a response out only if `may_compute`: `None`
+    /// when it needed to and may not (`kept` is left as it was). A body change under sixteen
+    /// voices works out sixteen responses, a few microseconds each; the engine spreads them
+    /// over as many samples.
+    pub fn refresh_within(&mut self, body: &BodyResonator, body_index: usize, key: f64, kept: &mut BodyAtHarmonics, may_compute: bool) -> Option<bool> {
         if kept.key == key && kept.body == body_index {
-            return false;
+            return Some(false);
         }
         let body_changed = kept.count > 0 && kept.body != body_index;
         if let Some(found) = self.entries.iter().find(|e| e.key == key && e.body == body_index) {
             *kept = *found;
+        } else if !may_compute {
+            return None;
         } else {
             kept.compute(body, body_index, key);
+            self.computed += 1;
             self.entries[self.next] = *kept;
             self.next = (self.next + 1) % self.entries.len();
         }
-        body_changed
+        Some(body_changed)
+    }
+
+    /// How many responses it has worked out (requests it could not answer from what it kept).
+    pub fn computed(&self) -> u64 {
+        self.computed
     }
 
     /// Forgets every response (a body's model changed in place, or the engine was reset).

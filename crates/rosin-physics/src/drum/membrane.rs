@@ -92,6 +92,10 @@ pub struct Membrane {
     laplacian_current: Box<[f64]>,
     laplacian_previous: Box<[f64]>,
     max_intervals: usize,
+    /// How many leading entries of the five levels may be other than zero: a reset clears
+    /// only those, not the whole capacity (hundreds of kB on the full grid), and nothing at
+    /// all for a membrane still at rest.
+    touched_len: usize,
     /// Whether the CPU runs the AVX2 build of the stencil.
     wide_vectors: bool,
 }
@@ -116,6 +120,7 @@ impl Membrane {
             laplacian_current: vec![0.0; len].into_boxed_slice(),
             laplacian_previous: vec![0.0; len].into_boxed_slice(),
             max_intervals,
+            touched_len: 0,
             wide_vectors: cpu_has_avx2(),
         };
         membrane.configure(shape, intervals, time_step_s);
@@ -168,13 +173,18 @@ impl Membrane {
         self.set_tuning(tuning);
     }
 
-    /// Returns the membrane to rest.
+    /// Returns the membrane to rest: clears what has moved since the last reset.
     pub fn reset(&mut self) {
-        self.next.fill(0.0);
-        self.current.fill(0.0);
-        self.previous.fill(0.0);
-        self.laplacian_current.fill(0.0);
-        self.laplacian_previous.fill(0.0);
+        let len = std::mem::take(&mut self.touched_len);
+        for level in [&mut self.next, &mut self.current, &mut self.previous, &mut self.laplacian_current, &mut self.laplacian_previous] {
+            level[..len].fill(0.0);
+        }
+    }
+
+    /// Notes that the levels of the grid in use may move from now on.
+    #[inline]
+    fn touch(&mut self) {
+        self.touched_len = self.touched_len.max((self.intervals + 1) * (self.intervals + 1));
     }
 
     pub fn material(&self) -> &MembraneMaterial {
@@ -264,6 +274,7 @@ impl Membrane {
     /// Computes the next time level with no external force.
     #[inline]
     pub fn compute_free_update(&mut self) {
+        self.touch();
         let levels = Levels {
             next: &mut self.next,
             laplacian_current: &mut self.laplacian_current,
@@ -289,6 +300,7 @@ impl Membrane {
     /// Moves one point of the next time level. Callers only pass moving points.
     #[inline]
     pub fn add_to_next(&mut self, index: usize, displacement_m: f64) {
+        self.touch();
         self.next[index] += displacement_m;
     }
 
@@ -296,6 +308,7 @@ impl Membrane {
     /// moving span only).
     #[inline]
     pub fn add_pattern_to_next(&mut self, pattern: &[f64], rows: std::ops::Range<usize>, scale: f64) {
+        self.touch();
         let spans = &self.spans[rows];
         #[cfg(target_arch = "x86_64")]
         if self.wide_vectors {
@@ -338,6 +351,7 @@ impl Membrane {
     /// fixed points are ignored.
     pub fn set_state(&mut self, current: &[f64], previous: &[f64]) {
         self.reset();
+        self.touch();
         for m in 0..=self.intervals {
             let (start, end) = self.spans[m];
             self.current[start..end].copy_from_slice(&current[start..end]);
@@ -521,6 +535,35 @@ impl BilinearPoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reset clears only what moved, yet every level of every grid is at rest after it:
+    /// played on a large grid, put on a small one and back, nothing of the large one's
+    /// motion is left.
+    #[test]
+    fn a_reset_leaves_every_grid_at_rest() {
+        let k = 1.0 / 44_100.0;
+        let mut m = Membrane::with_capacity(40, MembraneMaterial::default(), MembraneShape::Square, 40, k);
+        let centre = m.index(20, 20);
+        for _ in 0..50 {
+            m.compute_free_update();
+            m.add_to_next(centre, 1e-4);
+            m.advance();
+        }
+        assert!(m.current_displacement().iter().any(|u| *u != 0.0));
+        m.configure(MembraneShape::Square, 10, k);
+        for _ in 0..5 {
+            m.compute_free_update();
+            m.add_to_next(m.index(5, 5), 1e-4);
+            m.advance();
+        }
+        m.configure(MembraneShape::Square, 40, k);
+        let at_rest = |m: &Membrane| m.next.iter().chain(&*m.current).chain(&*m.previous).chain(&*m.laplacian_current).chain(&*m.laplacian_previous).all(|u| *u == 0.0);
+        assert!(at_rest(&m), "motion of an earlier grid survived a reset");
+        // A membrane at rest has nothing to clear.
+        m.reset();
+        assert_eq!(m.touched_len, 0);
+        assert!(at_rest(&m));
+    }
 
     #[test]
     fn circle_mask_is_symmetric_and_inside() {

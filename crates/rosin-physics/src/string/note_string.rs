@@ -46,6 +46,17 @@ pub struct NoteStringDesign {
     pub loss_wave_speed_mps: f64,
 }
 
+impl NoteStringDesign {
+    /// Whether `other` is this design to the precision a host stores a control in (f32):
+    /// a plugin's controls come from f32 parameters, while an engine's defaults and presets
+    /// are f64 constants, so the same setting reaches [`GridCache`] as two designs a part in
+    /// 10^8 apart. A grid designed for one plays the other at the same pitch.
+    pub fn same_to_f32(&self, other: &NoteStringDesign) -> bool {
+        let fields = |d: &NoteStringDesign| [d.impedance_kg_per_s, d.inharmonicity, d.length_m, d.damping_scale, d.sigma0_per_s, d.sigma1_m2_per_s, d.loss_wave_speed_mps].map(|x| x as f32);
+        fields(self) == fields(other)
+    }
+}
+
 impl Default for NoteStringDesign {
     fn default() -> Self {
         Self {
@@ -124,7 +135,7 @@ impl GridCache {
 
     /// [`NoteStringDesign::build`], from the cache when this exact request was built before.
     pub fn build(&mut self, design: &NoteStringDesign, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> (SchemeGrid, StringMaterial) {
-        let same = |e: &GridCacheEntry| e.design == *design && e.frequency_hz == frequency_hz && e.sample_rate_hz == sample_rate_hz && e.max_intervals == max_intervals;
+        let same = |e: &GridCacheEntry| e.design.same_to_f32(design) && e.frequency_hz == frequency_hz && e.sample_rate_hz == sample_rate_hz && e.max_intervals == max_intervals;
         if let Some(found) = self.entries.iter().flatten().find(|e| same(e)) {
             return (found.grid, found.material);
         }
@@ -168,5 +179,13 @@ mod grid_cache_tests {
         assert_eq!(cache.designed(), 4);
         cache.clear();
         assert_eq!(cache.build(&design, 196.0, 48_000.0, 1024), built);
+        // The same setting as a host stores it (f32) is the same grid, not a new design.
+        let from_a_host = NoteStringDesign { inharmonicity: design.inharmonicity as f32 as f64, damping_scale: 0.7f32 as f64, ..design };
+        let from_a_preset = NoteStringDesign { damping_scale: 0.7, ..design };
+        assert_ne!(from_a_host.inharmonicity, design.inharmonicity, "the default is exact in f32: pick another value");
+        let designed = cache.designed();
+        let grid = cache.build(&from_a_preset, 196.0, 48_000.0, 1024);
+        assert_eq!(cache.build(&from_a_host, 196.0, 48_000.0, 1024), grid);
+        assert_eq!(cache.designed(), designed + 1);
     }
 }
