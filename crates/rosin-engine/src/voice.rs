@@ -505,6 +505,24 @@ impl StringVoice {
         (grid, material, factor)
     }
 
+    /// The first grid [`StringVoice::design_grid`] would have to design for this note (the
+    /// rate it runs at), or `None` when every grid it needs is kept: the same steps, looked
+    /// up only.
+    pub fn missing_grid(key: f64, design: &NoteStringDesign, engine: StringEngine, sample_rate_hz: f64, grids: &GridCache) -> Option<f64> {
+        let frequency_hz = midi_key_to_hz(key);
+        let mut factor = 1;
+        loop {
+            let rate = sample_rate_hz * factor as f64;
+            let Some((grid, _)) = grids.find(design, frequency_hz, rate, MAX_INTERVALS) else {
+                return Some(rate);
+            };
+            if !(engine == StringEngine::FiniteDifference && grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR) {
+                return None;
+            }
+            factor *= 2;
+        }
+    }
+
     fn tune(&mut self, key: f64, design: NoteStringDesign, grids: &mut GridCache) {
         let frequency_hz = midi_key_to_hz(key);
         let (grid, material, factor) = Self::design_grid(key, &design, self.engine, self.sample_rate_hz, grids);

@@ -90,6 +90,11 @@ pub struct Engine {
     note_ons_this_sample: u32,
     /// Events waiting behind a note-on that designed a grid, played a sample at a time.
     held: HeldEvents<NoteEvent>,
+    /// The grid being designed, [`MODES_PER_SAMPLE`] modes a sample, for the note-on at the
+    /// front of `held`.
+    pending_grid: Option<PendingGrid>,
+    /// Modes summed by every pending design so far (the measure of that work).
+    modes_summed: u64,
     /// The body's response at the harmonics of notes already played.
     evenings: crate::dsp::evening::EveningCache,
     /// The body is at rest and is not ticked while nothing plays into it.
@@ -149,6 +154,8 @@ impl Engine {
             design_mark: 0,
             note_ons_this_sample: 0,
             held: HeldEvents::new(NoteEvent::AllNotesOff),
+            pending_grid: None,
+            modes_summed: 0,
             evenings: crate::dsp::evening::EveningCache::with_capacity(GRID_CACHE_ENTRIES),
             body_resting: true,
             body_quiet_samples: 0,
@@ -222,6 +229,7 @@ impl Engine {
         self.sustained = [None; SUSTAINED_NOTES];
         self.legato = LegatoState::default();
         self.held.clear();
+        self.pending_grid = None;
         self.body.reset();
         self.outgoing_body.reset();
         self.body_fade = 1.0;
@@ -405,12 +413,17 @@ impl Engine {
         }
     }
 
-    /// Plays `event` now, unless it is a note-on and this sample has done its share of
-    /// note-on work (a design, or [`NOTE_ONS_PER_SAMPLE`] note-ons): then it waits its turn,
-    /// and every event after it (see [`crate::held_events`]); [`Engine::render`] plays them
-    /// on later samples, in order.
+    /// Plays `event` now, unless it is a note-on that must wait: its grid is not designed
+    /// yet (it is, a few modes a sample), or this sample has done its share of note-on work
+    /// ([`NOTE_ONS_PER_SAMPLE`] note-ons, a body response or a whole grid). Then it waits, and
+    /// every event after it (see [`crate::held_events`]); [`Engine::render`] plays them on
+    /// later samples, in order.
     pub fn handle_event(&mut self, event: &NoteEvent) {
-        if self.held.is_empty() && !(matches!(event, NoteEvent::NoteOn { .. }) && self.sample_is_full()) {
+        let waits = |engine: &Self| match event {
+            NoteEvent::NoteOn { note, .. } => engine.sample_is_full() || engine.missing_grid(note).is_some(),
+            _ => false,
+        };
+        if self.held.is_empty() && !waits(self) {
             self.apply_event(event);
             return;
         }
@@ -442,14 +455,53 @@ impl Engine {
     }
 
     /// Plays the held events, in order, up to the next note-on that would be more than the
-    /// sample's share.
+    /// sample's share, or whose grid is still being designed (a few modes a sample: see
+    /// [`Engine::design_a_little`]).
     fn play_held(&mut self) {
         while let Some(&event) = self.held.front() {
-            if matches!(event, NoteEvent::NoteOn { .. }) && self.sample_is_full() {
-                break;
+            if let NoteEvent::NoteOn { note, .. } = event {
+                if let Some(needed) = self.missing_grid(&note) {
+                    if self.pending_grid.as_ref().is_none_or(|p| !p.is_for(&needed)) {
+                        self.pending_grid = Some(PendingGrid::new(needed));
+                    }
+                    break;
+                }
+                if self.sample_is_full() {
+                    break;
+                }
             }
             self.held.pop();
             self.apply_event(&event);
+        }
+    }
+
+    /// The first grid a string note-on for `note` would design now (see
+    /// [`StringVoice::missing_grid`]), or `None` when all it needs is kept. Only Poly notes
+    /// wait for a grid: the four-string mode fingers strings already up, and Mono Legato
+    /// plays one note at a time (its design counts against the sample's share).
+    fn missing_grid(&self, note: &NoteId) -> Option<GridRequest> {
+        let c = self.effective_controls();
+        if c.instrument >= 0.5 || self.play_mode() != PlayMode::Poly {
+            return None;
+        }
+        let key = note.note as f64;
+        let design = rosin_physics::string::string_set::string_set(c.string_set).note_design(key, c.string_stiffness, c.damping_scale);
+        let engine = crate::voice::StringEngine::from_control(c.string_engine);
+        let rate_hz = StringVoice::missing_grid(key, &design, engine, self.sample_rate_hz, &self.grids)?;
+        Some(GridRequest { design, frequency_hz: rosin_physics::string::tuning::midi_key_to_hz(key), rate_hz })
+    }
+
+    /// Sums up to [`MODES_PER_SAMPLE`] modes of the grid being designed, and keeps the grid
+    /// once it is done.
+    fn design_a_little(&mut self) {
+        let Some(pending) = &mut self.pending_grid else { return };
+        let before = pending.tuner.modes_summed();
+        let done = pending.tuner.step(MODES_PER_SAMPLE);
+        self.modes_summed += pending.tuner.modes_summed() - before;
+        if let Some(grid) = done {
+            let r = pending.request;
+            self.grids.insert(&r.design, r.frequency_hz, r.rate_hz, crate::voice::MAX_INTERVALS, grid);
+            self.pending_grid = None;
         }
     }
 
@@ -690,6 +742,7 @@ impl Engine {
         let record_lab = self.lab_enabled && self.lab.source().is_some();
         for sample in out.iter_mut() {
             if !self.held.is_empty() {
+                self.design_a_little();
                 self.play_held();
             }
             if self.controls_dirty {
@@ -820,6 +873,12 @@ impl Engine {
     /// Events waiting for a later sample (see [`crate::held_events`]).
     pub fn held_event_count(&self) -> usize {
         self.held.len()
+    }
+
+    /// Modes summed so far by the grids designed a few modes a sample (see
+    /// [`MODES_PER_SAMPLE`]). For tests and benches.
+    pub fn modes_summed(&self) -> u64 {
+        self.modes_summed
     }
 
     pub fn active_voice_count(&self) -> usize {
@@ -960,6 +1019,37 @@ pub const BODY_CROSSFADE_S: f64 = 0.08;
 /// How many designed grids the engine keeps: a piano's range at the defaults (the high keys
 /// twice, oversampled), and room for the keys a piece plays on other settings.
 pub const GRID_CACHE_ENTRIES: usize = 256;
+/// The most modes a sample sums for a grid being designed for a note-on that waits: about
+/// 4 us, an ordinary sample of sixteen voices. A1 (180 modes below 10 kHz, a few passes)
+/// waits about 20 samples the first time it is played on new settings, the lowest MIDI key
+/// about 80.
+pub const MODES_PER_SAMPLE: usize = 64;
+
+/// A grid a note-on needs: its string's design, its frequency and the rate it runs at.
+#[derive(Clone, Copy, Debug)]
+struct GridRequest {
+    design: NoteStringDesign,
+    frequency_hz: f64,
+    rate_hz: f64,
+}
+
+/// A grid being designed a step at a time.
+struct PendingGrid {
+    request: GridRequest,
+    tuner: rosin_physics::string::tuning::GridTuner,
+}
+
+impl PendingGrid {
+    fn new(request: GridRequest) -> Self {
+        let tuning = request.design.tuning_request(request.frequency_hz, request.rate_hz, crate::voice::MAX_INTERVALS);
+        Self { request, tuner: rosin_physics::string::tuning::GridTuner::new(&tuning) }
+    }
+
+    fn is_for(&self, other: &GridRequest) -> bool {
+        self.request.design.same_to_f32(&other.design) && self.request.frequency_hz == other.frequency_hz && self.request.rate_hz == other.rate_hz
+    }
+}
+
 /// The most note-ons a sample plays: a chord of sixteen spreads over four samples (a
 /// twelfth of a millisecond at 48 kHz). Each steals a voice and tunes a string, about 1.5 us.
 pub const NOTE_ONS_PER_SAMPLE: u32 = 4;

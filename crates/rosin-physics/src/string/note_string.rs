@@ -86,11 +86,18 @@ impl NoteStringDesign {
 
     /// The grid and material of the string for `frequency_hz` at `sample_rate_hz`.
     pub fn build(&self, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> (SchemeGrid, StringMaterial) {
+        let grid = tune_grid(&self.tuning_request(frequency_hz, sample_rate_hz, max_intervals));
+        (grid, self.material_on(&grid))
+    }
+
+    /// What [`tune_grid`] (or a [`crate::string::tuning::GridTuner`]) is asked for this
+    /// string at `frequency_hz`.
+    pub fn tuning_request(&self, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> TuningRequest {
         let nominal_c = self.nominal_wave_speed_mps(frequency_hz);
         let kappa = self.inharmonicity.sqrt() * nominal_c * self.length_m / std::f64::consts::PI;
         let (sigma0, sigma1) = self.losses_at(nominal_c, self.damping_scale);
         let (_, max_sigma1) = self.losses_at(nominal_c, MAX_DAMPING_SCALE);
-        let grid = tune_grid(&TuningRequest {
+        TuningRequest {
             frequency_hz,
             length_m: self.length_m,
             kappa_m2_per_s: kappa,
@@ -101,9 +108,13 @@ impl NoteStringDesign {
             max_intervals,
             wave_speed_headroom: WAVE_SPEED_HEADROOM,
             target: PitchTarget::Helmholtz,
-        });
-        let material = StringMaterial { linear_density_kg_per_m: self.impedance_kg_per_s / grid.wave_speed_mps };
-        (grid, material)
+        }
+    }
+
+    /// The string's material on a grid designed for it: its impedance at the grid's wave
+    /// speed.
+    pub fn material_on(&self, grid: &SchemeGrid) -> StringMaterial {
+        StringMaterial { linear_density_kg_per_m: self.impedance_kg_per_s / grid.wave_speed_mps }
     }
 }
 
@@ -135,15 +146,26 @@ impl GridCache {
 
     /// [`NoteStringDesign::build`], from the cache when this exact request was built before.
     pub fn build(&mut self, design: &NoteStringDesign, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> (SchemeGrid, StringMaterial) {
-        let same = |e: &GridCacheEntry| e.design.same_to_f32(design) && e.frequency_hz == frequency_hz && e.sample_rate_hz == sample_rate_hz && e.max_intervals == max_intervals;
-        if let Some(found) = self.entries.iter().flatten().find(|e| same(e)) {
-            return (found.grid, found.material);
+        if let Some(found) = self.find(design, frequency_hz, sample_rate_hz, max_intervals) {
+            return found;
         }
         let (grid, material) = design.build(frequency_hz, sample_rate_hz, max_intervals);
         self.designed += 1;
+        self.insert(design, frequency_hz, sample_rate_hz, max_intervals, grid);
+        (grid, material)
+    }
+
+    /// The grid kept for this request, if any.
+    pub fn find(&self, design: &NoteStringDesign, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> Option<(SchemeGrid, StringMaterial)> {
+        let same = |e: &GridCacheEntry| e.design.same_to_f32(design) && e.frequency_hz == frequency_hz && e.sample_rate_hz == sample_rate_hz && e.max_intervals == max_intervals;
+        self.entries.iter().flatten().find(|e| same(e)).map(|e| (e.grid, e.material))
+    }
+
+    /// Keeps `grid`, designed elsewhere (a step at a time) for this request.
+    pub fn insert(&mut self, design: &NoteStringDesign, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize, grid: SchemeGrid) {
+        let material = design.material_on(&grid);
         self.entries[self.next] = Some(GridCacheEntry { design: *design, frequency_hz, sample_rate_hz, max_intervals, grid, material });
         self.next = (self.next + 1) % self.entries.len();
-        (grid, material)
     }
 
     /// How many grids it has designed (requests it could not answer from what it kept).

@@ -76,15 +76,9 @@ impl SchemeGrid {
     /// whose partials are stretched by stiffness (or squeezed by the scheme's dispersion)
     /// plays at this compromise, not at its first mode.
     pub fn helmholtz_frequency_hz(&self, max_frequency_hz: f64) -> f64 {
-        let first = self.mode_frequency_hz(1);
-        let highest = ((max_frequency_hz / first).floor() as usize).clamp(1, self.intervals - 1);
-        let (mut weighted, mut total) = (0.0, 0.0);
-        for mode in 1..=highest {
-            let weight = 1.0 / (mode * mode) as f64;
-            weighted += weight * self.mode_frequency_hz(mode) / mode as f64;
-            total += weight;
-        }
-        weighted / total
+        let mut sum = HelmholtzSum::new(self, max_frequency_hz);
+        sum.add_modes(self, usize::MAX);
+        sum.frequency_hz()
     }
 
     /// Whether the grid satisfies the stability condition for losses up to
@@ -113,6 +107,45 @@ pub struct TuningRequest {
     pub wave_speed_headroom: f64,
     /// Which frequency is put on the note.
     pub target: PitchTarget,
+}
+
+/// [`SchemeGrid::helmholtz_frequency_hz`] summed a few modes at a time, in the same order
+/// (so with the same result to the last bit).
+#[derive(Clone, Copy, Debug)]
+struct HelmholtzSum {
+    next_mode: usize,
+    highest: usize,
+    weighted: f64,
+    total: f64,
+}
+
+impl HelmholtzSum {
+    fn new(grid: &SchemeGrid, max_frequency_hz: f64) -> Self {
+        let first = grid.mode_frequency_hz(1);
+        let highest = ((max_frequency_hz / first).floor() as usize).clamp(1, grid.intervals - 1);
+        Self { next_mode: 1, highest, weighted: 0.0, total: 0.0 }
+    }
+
+    /// Adds up to `modes` more modes; returns how many it added.
+    fn add_modes(&mut self, grid: &SchemeGrid, modes: usize) -> usize {
+        let last = self.highest.min(self.next_mode.saturating_add(modes) - 1);
+        let first = self.next_mode;
+        for mode in first..=last {
+            let weight = 1.0 / (mode * mode) as f64;
+            self.weighted += weight * grid.mode_frequency_hz(mode) / mode as f64;
+            self.total += weight;
+        }
+        self.next_mode = last + 1;
+        last + 1 - first
+    }
+
+    fn is_done(&self) -> bool {
+        self.next_mode > self.highest
+    }
+
+    fn frequency_hz(&self) -> f64 {
+        self.weighted / self.total
+    }
 }
 
 /// What [`tune_grid`] puts on the requested frequency.
@@ -183,22 +216,79 @@ fn tune_first_mode(request: &TuningRequest) -> SchemeGrid {
 /// [`TuningRequest::target`] defines it. Frequencies the coarsest grid cannot reach are
 /// lowered to the highest it can.
 pub fn tune_grid(request: &TuningRequest) -> SchemeGrid {
-    let mut grid = tune_first_mode(request);
-    if request.target == PitchTarget::Helmholtz {
-        // f_eff is nearly proportional to the first mode, so a fixed-point iteration on the
-        // first mode's target converges in a few passes.
-        let band_hz = helmholtz_band_hz(request.sample_rate_hz);
-        let mut first_mode_hz = request.frequency_hz;
-        for _ in 0..6 {
-            let ratio = request.frequency_hz / grid.helmholtz_frequency_hz(band_hz);
-            if (ratio - 1.0).abs() < 1e-9 {
-                break;
-            }
-            first_mode_hz *= ratio;
-            grid = tune_first_mode(&TuningRequest { frequency_hz: first_mode_hz, ..*request });
+    let mut tuner = GridTuner::new(request);
+    loop {
+        if let Some(grid) = tuner.step(usize::MAX) {
+            return grid;
         }
     }
-    grid
+}
+
+/// The most fixed-point passes [`tune_grid`] makes on the Helmholtz pitch.
+const HELMHOLTZ_PASSES: usize = 6;
+
+/// [`tune_grid`] a step at a time, for an audio thread that may spend only a few
+/// microseconds a sample on it: each [`GridTuner::step`] sums at most a given number of
+/// modes. The grid it ends with is [`tune_grid`]'s, to the last bit (`tune_grid` runs it).
+///
+/// For the Helmholtz target, `f_eff` is nearly proportional to the first mode, so a
+/// fixed-point iteration on the first mode's target converges in a few passes, each a sum
+/// over every mode below 10 kHz (180 modes for A1 at 48 kHz, 730 for the lowest MIDI key).
+#[derive(Clone, Copy, Debug)]
+pub struct GridTuner {
+    request: TuningRequest,
+    grid: SchemeGrid,
+    first_mode_hz: f64,
+    band_hz: f64,
+    passes: usize,
+    /// The sum in progress on `grid`; `None` once the grid is designed.
+    sum: Option<HelmholtzSum>,
+    modes_summed: u64,
+}
+
+impl GridTuner {
+    pub fn new(request: &TuningRequest) -> Self {
+        let grid = tune_first_mode(request);
+        let band_hz = helmholtz_band_hz(request.sample_rate_hz);
+        let sum = (request.target == PitchTarget::Helmholtz).then(|| HelmholtzSum::new(&grid, band_hz));
+        Self { request: *request, grid, first_mode_hz: request.frequency_hz, band_hz, passes: 0, sum, modes_summed: 0 }
+    }
+
+    /// Sums at most `modes` more modes (retuning the first mode between passes); the grid
+    /// once it is designed.
+    pub fn step(&mut self, modes: usize) -> Option<SchemeGrid> {
+        let mut budget = modes.max(1);
+        while let Some(sum) = &mut self.sum {
+            let added = sum.add_modes(&self.grid, budget);
+            self.modes_summed += added as u64;
+            budget -= added;
+            if !sum.is_done() {
+                return None;
+            }
+            let ratio = self.request.frequency_hz / sum.frequency_hz();
+            self.passes += 1;
+            if (ratio - 1.0).abs() < 1e-9 {
+                self.sum = None;
+                break;
+            }
+            self.first_mode_hz *= ratio;
+            self.grid = tune_first_mode(&TuningRequest { frequency_hz: self.first_mode_hz, ..self.request });
+            self.sum = (self.passes < HELMHOLTZ_PASSES).then(|| HelmholtzSum::new(&self.grid, self.band_hz));
+            if self.sum.is_some() && budget == 0 {
+                return None;
+            }
+        }
+        Some(self.grid)
+    }
+
+    /// The modes summed so far: the measure of the work done.
+    pub fn modes_summed(&self) -> u64 {
+        self.modes_summed
+    }
+
+    pub fn request(&self) -> &TuningRequest {
+        &self.request
+    }
 }
 
 /// The band whose modes set the pitch of Helmholtz motion: up to 10 kHz (or Nyquist).
@@ -221,6 +311,74 @@ pub fn midi_key_to_hz(key: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The design as it was written before it could be stepped: one loop.
+    fn tune_grid_in_one_go(request: &TuningRequest) -> SchemeGrid {
+        let mut grid = tune_first_mode(request);
+        if request.target == PitchTarget::Helmholtz {
+            let band_hz = helmholtz_band_hz(request.sample_rate_hz);
+            let mut first_mode_hz = request.frequency_hz;
+            for _ in 0..HELMHOLTZ_PASSES {
+                let first = grid.mode_frequency_hz(1);
+                let highest = ((band_hz / first).floor() as usize).clamp(1, grid.intervals - 1);
+                let (mut weighted, mut total) = (0.0, 0.0);
+                for mode in 1..=highest {
+                    let weight = 1.0 / (mode * mode) as f64;
+                    weighted += weight * grid.mode_frequency_hz(mode) / mode as f64;
+                    total += weight;
+                }
+                let ratio = request.frequency_hz / (weighted / total);
+                if (ratio - 1.0).abs() < 1e-9 {
+                    break;
+                }
+                first_mode_hz *= ratio;
+                grid = tune_first_mode(&TuningRequest { frequency_hz: first_mode_hz, ..*request });
+            }
+        }
+        grid
+    }
+
+    /// Stepped a few modes at a time or all at once, the tuner ends on the same grid, to the
+    /// last bit, and never sums more modes a step than it is given.
+    #[test]
+    fn a_grid_designed_in_steps_is_the_grid_designed_in_one_go() {
+        for rate in [44_100.0, 48_000.0, 192_000.0] {
+            for key in [0.0, 9.0, 28.0, 40.5, 55.0, 69.0, 96.0, 127.0] {
+                let frequency_hz = midi_key_to_hz(key);
+                let c = 2.0 * frequency_hz * 0.33;
+                let request = TuningRequest {
+                    frequency_hz,
+                    length_m: 0.33,
+                    kappa_m2_per_s: 1e-4f64.sqrt() * c * 0.33 / std::f64::consts::PI,
+                    sigma0_per_s: 1.4,
+                    sigma1_m2_per_s: 1e-4 * (c / 200.0).powi(2),
+                    max_sigma1_m2_per_s: 4e-4 * (c / 200.0).powi(2),
+                    sample_rate_hz: rate,
+                    max_intervals: 1024,
+                    wave_speed_headroom: 1.03,
+                    target: PitchTarget::Helmholtz,
+                };
+                let expected = tune_grid_in_one_go(&request);
+                assert_eq!(tune_grid(&request), expected, "key {key} at {rate} Hz");
+                for budget in [1, 7, 64] {
+                    let mut tuner = GridTuner::new(&request);
+                    let mut steps = 0u64;
+                    let grid = loop {
+                        let before = tuner.modes_summed();
+                        let done = tuner.step(budget);
+                        assert!(tuner.modes_summed() - before <= budget as u64, "a step summed more than {budget} modes");
+                        steps += 1;
+                        if let Some(grid) = done {
+                            break grid;
+                        }
+                        assert!(steps < 100_000, "the tuner never finished");
+                    };
+                    assert_eq!(grid, expected, "key {key} at {rate} Hz in steps of {budget} modes");
+                    assert!(steps >= tuner.modes_summed() / budget as u64, "fewer steps than the modes allow");
+                }
+            }
+        }
+    }
 
     #[test]
     fn paper_grids_count_intervals() {
