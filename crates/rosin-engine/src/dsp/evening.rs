@@ -18,12 +18,14 @@ pub fn evening_gain(body: &BodyResonator, body_mix: f64, key: f64) -> f64 {
 }
 
 /// The step of the keys a voice's body response is worked out for (semitones).
-pub const EVENING_KEY_STEP_ST: f64 = 0.25;
+pub const EVENING_KEY_STEP_ST: f64 = 1.0;
 
-/// The key a voice at `key` takes its body response from: the nearest quarter tone. A note
-/// bent or gliding moves its key every block; worked out at every key it passes, sixteen
-/// voices under a pitch-bend lane cost a few hundred microseconds a block (found by the fuzz
-/// campaign). The gain it sets glides, so a step of a quarter tone is not heard.
+/// The key a voice at `key` takes its body response from: the nearest semitone. A note bent,
+/// gliding or stopped by a moving finger moves its key every block; worked out at every key
+/// it passes, sixteen voices under a pitch-bend lane cost a few hundred microseconds a block
+/// (found by the fuzz campaign, renders 2565, 3786 and 3873). At semitones, the default
+/// body's responses are all designed ahead, and another body's are worked out once a
+/// semitone. The gain a response sets glides, so a step of a semitone is not heard.
 pub fn evening_key(key: f64) -> f64 {
     (key / EVENING_KEY_STEP_ST).round() * EVENING_KEY_STEP_ST
 }

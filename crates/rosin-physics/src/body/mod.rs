@@ -515,16 +515,18 @@ impl BodyResonator {
         let (c2, s2) = ((2.0 * w).cos(), -(2.0 * w).sin());
         // The shared numerator 1 - z^-2.
         let (nr, ni) = (1.0 - c2, -s2);
-        let (mut re, mut im) = (0.0, 0.0);
-        for index in 0..self.mode_count {
-            let lanes = &self.lanes[index / LANES];
-            let lane = index % LANES;
-            let (a1, a2, g) = (lanes.a1[lane], lanes.a2[lane], lanes.input_gain[lane]);
-            let (dr, di) = (1.0 + a1 * c1 + a2 * c2, a1 * s1 + a2 * s2);
-            let norm = dr * dr + di * di;
-            re += g * (nr * dr + ni * di) / norm;
-            im += g * (ni * dr - nr * di) / norm;
+        // Lane by lane (the modes past `mode_count` in the last group have no gain), each
+        // lane's sum kept apart so that the loop runs as wide as the lanes.
+        let (mut re, mut im) = ([0.0; LANES], [0.0; LANES]);
+        for group in &self.lanes[..self.lane_groups_in_use] {
+            for lane in 0..LANES {
+                let (a1, a2, g) = (group.a1[lane], group.a2[lane], group.input_gain[lane]);
+                let (dr, di) = (1.0 + a1 * c1 + a2 * c2, a1 * s1 + a2 * s2);
+                let scale = g / (dr * dr + di * di);
+                re[lane] += scale * (nr * dr + ni * di);
+                im[lane] += scale * (ni * dr - nr * di);
+            }
         }
-        (re, im)
+        (re.iter().sum(), im.iter().sum())
     }
 }
