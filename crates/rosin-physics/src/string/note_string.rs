@@ -157,7 +157,8 @@ impl GridCache {
 
     /// The grid kept for this request, if any.
     pub fn find(&self, design: &NoteStringDesign, frequency_hz: f64, sample_rate_hz: f64, max_intervals: usize) -> Option<(SchemeGrid, StringMaterial)> {
-        let same = |e: &GridCacheEntry| e.design.same_to_f32(design) && e.frequency_hz == frequency_hz && e.sample_rate_hz == sample_rate_hz && e.max_intervals == max_intervals;
+        // The cheap comparisons first: most entries are other notes.
+        let same = |e: &GridCacheEntry| e.frequency_hz == frequency_hz && e.sample_rate_hz == sample_rate_hz && e.max_intervals == max_intervals && e.design.same_to_f32(design);
         self.entries.iter().flatten().find(|e| same(e)).map(|e| (e.grid, e.material))
     }
 
