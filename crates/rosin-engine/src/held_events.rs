@@ -14,8 +14,9 @@
 //! Fixed capacity, no allocation after [`HeldEvents::new`]. Generic over the event, so that
 //! it depends on nothing of the engine's (the engine holds `crate::voices::NoteEvent`s).
 
-/// How many events can wait: more than a whole storm of note-ons, since only events behind
-/// a note-on that waits do, and each sample plays at least one of them.
+/// How many events can wait. Only events behind a note-on that waits do, for a sample or
+/// two, or while its grid is designed (about 80 samples at most); a storm larger than this
+/// behind it plays its oldest events at once (see `crate::voices::Engine::handle_event`).
 pub const HELD_EVENTS: usize = 512;
 
 /// A first-in first-out queue of events.

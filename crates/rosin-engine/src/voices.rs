@@ -88,7 +88,8 @@ pub struct Engine {
     design_mark: u64,
     /// Note-ons played on the sample being rendered (at most [`NOTE_ONS_PER_SAMPLE`]).
     note_ons_this_sample: u32,
-    /// Events waiting behind a note-on that designed a grid, played a sample at a time.
+    /// Events waiting behind a note-on that waits (for its grid, or for a sample with room),
+    /// played in order on later samples.
     held: HeldEvents<NoteEvent>,
     /// The grid being designed, [`MODES_PER_SAMPLE`] modes a sample, for the note-on at the
     /// front of `held`.
@@ -255,7 +256,7 @@ impl Engine {
             // change during a crossfade cuts the body fading out then, at its reduced weight.)
             // A body at rest (nothing has played yet, or all has died away) is simply
             // replaced.
-            // The models' coefficients were worked out at construction (about 20 us a model).
+            // The models' coefficients were worked out at construction (about 10 us a model).
             if self.body.is_at_rest() {
                 self.body.clone_from(&self.designed_bodies[body]);
             } else {
@@ -362,6 +363,7 @@ impl Engine {
             let key = evening_key(voice.target_key());
             // Under a new body each voice's response is worked out once: one a sample, on a
             // sample with no other design work; the others keep theirs a sample longer.
+            // (`design_work()`, spelled out: the loop holds the voices.)
             let may_compute = self.grids.designed() + self.evenings.computed() == self.design_mark;
             match self.evenings.refresh_within(&self.body, self.body_index, key, &mut voice.body_at_harmonics, may_compute) {
                 // Under a new body, the note's level follows the bodies' crossfade.
@@ -428,9 +430,9 @@ impl Engine {
             return;
         }
         if self.held.is_full() {
-            // Never reached by a host's block (only events behind a designing note-on wait,
-            // and every sample plays some): the oldest play now, whatever they cost, so that
-            // none is lost and the order holds.
+            // A storm of more than HELD_EVENTS events behind a note-on that waits: the oldest
+            // play now, whatever they cost (a note-on waiting for its grid designs it at
+            // once), so that none is lost and the order holds.
             if let Some(oldest) = self.held.pop() {
                 self.apply_event(&oldest);
             }
