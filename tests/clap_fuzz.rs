@@ -18,12 +18,13 @@
 //!   stall. A silent block costs next to nothing, and a storm's block costs in proportion
 //!   to its events (the worst cost per event is printed). The instrument is chosen once a
 //!   render, since a drum voice costs tens of string voices. The yardstick is also at least
-//!   the block after's time per frame (a calm block of 64 frames or more; the render ends
-//!   with one such block, without events): a costly note keeps costing in the next block,
-//!   while a solver's run-away does not. A block under twice the heaviest legitimate load
-//!   (`LOAD_CEILING_S` a sample) is never a stall: voices that a storm starts and the next
-//!   storm chokes make a calm block between them tens of times the render's usual one (renders
-//!   3786 and 3873). Times are the audio thread's CPU time, so a build
+//!   the time per frame of the block before (whatever its events) and of the block after (a
+//!   calm one; the render ends with one such block, without events), each of 16 frames or
+//!   more: voices keep costing from block to block, while a solver's run-away does not.
+//!   Voices that a storm starts and the next storm chokes make a calm block between them tens
+//!   of times the render's usual one, but no more than the storm's block that started them
+//!   (renders 3786, 3873 and 7636: sixteen ribbon bows with the refined law cost about 100 us
+//!   a sample). Times are the audio thread's CPU time, so a build
 //!   running beside the campaign does not read as a stall; and a block over the bound is
 //!   played again (the render is deterministic): only one slow both times is a stall.
 //!   Every stalled render is listed before the test fails.
@@ -51,13 +52,9 @@ const OUTPUT_BOUND: f32 = rosin_engine::dsp::output::SAFETY_CEILING as f32;
 const RATES_HZ: [f64; 13] = [1_000.0, 1_234.5677, 8_000.0, 22_050.0, 31_999.9, 44_100.0, 44_100.5, 48_000.0, 88_200.0, 96_000.0, 192_000.0, 384_000.0, 768_000.0];
 /// Blocks with at most this many events are compared for stalls.
 const CALM_EVENTS: usize = 8;
-/// Twice the heaviest load Rosin can legitimately carry, per engine sample: eight
-/// full-resolution drum voices take about 40 us a sample here (`cargo bench --bench
-/// drum_voice`: 4.8 us each), sixteen ribbon bows about 21 us. A render whose voices come and
-/// go between events (a storm starts sixteen, a calm block bows them, the next storm chokes
-/// them) makes a block tens of times its render's usual one; a solver running away on every
-/// sample of a block costs more than this.
-const LOAD_CEILING_S: f64 = 80e-6;
+/// Blocks shorter than this are not yardsticks for their neighbours: a call's own overhead
+/// would count for much of their time per frame.
+const NEIGHBOUR_FRAMES: u32 = 16;
 const MAX_BLOCKS: [u32; 10] = [1, 2, 3, 17, 64, 256, 512, 1000, 4096, 16_384];
 
 #[derive(Default)]
@@ -306,19 +303,14 @@ fn render(library: &ClapLibrary, seed: u64, totals: &mut Totals) -> Vec<usize> {
     }
     let usual = percentile(per_frame, 0.9);
     // A tenth of a millisecond is the machine's noise floor, not a stall.
-    // The yardstick of block i: the render's usual time per frame, or the block after's if
-    // that is calm, long enough to time and more.
-    let yardstick = |i: usize| match all_blocks.get(i + 1) {
-        Some(&(n, t, true)) if n >= 64 => usual.max(t / n as f64),
-        _ => usual,
+    // The yardstick of block i: the render's usual time per frame, or the block before's (any
+    // events) or the block after's (a calm one) if more, each long enough to time.
+    let per_frame_of = |j: usize, calm_only: bool| match all_blocks.get(j) {
+        Some(&(n, t, calm)) if n >= NEIGHBOUR_FRAMES && (calm || !calm_only) => t / n as f64,
+        _ => 0.0,
     };
-    // And no block is a stall that spends less than LOAD_CEILING_S on each engine sample.
-    let engine_samples = |n: u32| n as f64 * internal_rate_hz / rate;
-    let slow: Vec<usize> = timings
-        .iter()
-        .filter(|(i, n, t)| *n >= 64 && *t > 10.0 * yardstick(*i) * *n as f64 && *t > 1e-4 && *t > LOAD_CEILING_S * engine_samples(*n))
-        .map(|(i, _, _)| *i)
-        .collect();
+    let yardstick = |i: usize| usual.max(per_frame_of(i + 1, true)).max(if i > 0 { per_frame_of(i - 1, false) } else { 0.0 });
+    let slow: Vec<usize> = timings.iter().filter(|(i, n, t)| *n >= 64 && *t > 10.0 * yardstick(*i) * *n as f64 && *t > 1e-4).map(|(i, _, _)| *i).collect();
     for &i in &slow {
         println!("seed {seed}: block {i} ({}) against {:.3} us a frame (the 90th percentile {:.3})", notes[i], yardstick(i) * 1e6, usual * 1e6);
     }
