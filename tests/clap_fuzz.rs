@@ -302,7 +302,6 @@ fn render(library: &ClapLibrary, seed: u64, totals: &mut Totals) -> Vec<usize> {
         return Vec::new();
     }
     let usual = percentile(per_frame, 0.9);
-    // A tenth of a millisecond is the machine's noise floor, not a stall.
     // The yardstick of block i: the render's usual time per frame, or the block before's (any
     // events) or the block after's (a calm one) if more, each long enough to time.
     let per_frame_of = |j: usize, calm_only: bool| match all_blocks.get(j) {
@@ -310,6 +309,7 @@ fn render(library: &ClapLibrary, seed: u64, totals: &mut Totals) -> Vec<usize> {
         _ => 0.0,
     };
     let yardstick = |i: usize| usual.max(per_frame_of(i + 1, true)).max(if i > 0 { per_frame_of(i - 1, false) } else { 0.0 });
+    // A tenth of a millisecond is the machine's noise floor, not a stall.
     let slow: Vec<usize> = timings.iter().filter(|(i, n, t)| *n >= 64 && *t > 10.0 * yardstick(*i) * *n as f64 && *t > 1e-4).map(|(i, _, _)| *i).collect();
     for &i in &slow {
         println!("seed {seed}: block {i} ({}) against {:.3} us a frame (the 90th percentile {:.3})", notes[i], yardstick(i) * 1e6, usual * 1e6);
