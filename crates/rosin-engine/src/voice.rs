@@ -44,6 +44,14 @@ pub const MAX_INTERVALS: usize = 1024;
 /// Grids coarser than this are run oversampled: a bowed string needs enough nodes for
 /// Helmholtz motion to stay in tune.
 pub const MIN_BOWED_INTERVALS: usize = 32;
+
+/// Whether a string `grid` designed at `factor` times the rate is too coarse to bow and the
+/// next oversampling step is to be designed: the one rule of [`StringVoice::design_grid`] and
+/// [`StringVoice::missing_grid`]. The waveguide is tuned by its delays at any rate: it never
+/// needs oversampling.
+fn needs_finer_grid(engine: StringEngine, grid: &SchemeGrid, factor: usize) -> bool {
+    engine == StringEngine::FiniteDifference && grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR
+}
 /// From the bridge force over the string impedance (m/s), with its steady part removed, to
 /// full scale: a forte note with default controls peaks near -6 dBFS.
 pub const OUTPUT_SCALE: f64 = 0.7;
@@ -497,8 +505,7 @@ impl StringVoice {
         let frequency_hz = midi_key_to_hz(key);
         let mut factor = 1;
         let (mut grid, mut material) = grids.build(design, frequency_hz, sample_rate_hz, MAX_INTERVALS);
-        // The waveguide is tuned by its delays at any rate: it never needs oversampling.
-        while engine == StringEngine::FiniteDifference && grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR {
+        while needs_finer_grid(engine, &grid, factor) {
             factor *= 2;
             (grid, material) = grids.build(design, frequency_hz, sample_rate_hz * factor as f64, MAX_INTERVALS);
         }
@@ -516,7 +523,7 @@ impl StringVoice {
             let Some((grid, _)) = grids.find(design, frequency_hz, rate, MAX_INTERVALS) else {
                 return Some(rate);
             };
-            if !(engine == StringEngine::FiniteDifference && grid.intervals < MIN_BOWED_INTERVALS && factor < MAX_FACTOR) {
+            if !needs_finer_grid(engine, &grid, factor) {
                 return None;
             }
             factor *= 2;

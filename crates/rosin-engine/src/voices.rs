@@ -201,8 +201,7 @@ impl Engine {
                 StringVoice::design_grid(spec.open_key as f64, &design, engine, self.sample_rate_hz, &mut self.grids);
             }
         }
-        self.design_mark = self.design_work();
-        self.note_ons_this_sample = 0;
+        self.begin_sample_share();
         self
     }
 
@@ -449,6 +448,12 @@ impl Engine {
     /// being rendered began.
     fn designed_this_sample(&self) -> bool {
         self.design_work() != self.design_mark
+    }
+
+    /// Starts the next sample's share of note-on work afresh.
+    fn begin_sample_share(&mut self) {
+        self.design_mark = self.design_work();
+        self.note_ons_this_sample = 0;
     }
 
     /// Whether a note-on now would be more than this sample's share of note-on work.
@@ -726,8 +731,7 @@ impl Engine {
             // Nothing sounds and the body has rung down: silence, at a few instructions a
             // block. The ramps arrive where they were going, as they would have meanwhile.
             out.fill(0.0);
-            self.design_mark = self.design_work();
-            self.note_ons_this_sample = 0;
+            self.begin_sample_share();
             self.gain.snap(self.gain.target());
             self.body_mix.snap(self.body_mix.target());
             return;
@@ -795,8 +799,7 @@ impl Engine {
             self.track_body_rest(mix, bodied);
             let out = mix + mix_amount * (bodied - mix);
             *sample = crate::dsp::output::to_host_sample(crate::dsp::output::safety_limit(out * self.gain.next()));
-            self.design_mark = self.design_work();
-            self.note_ons_this_sample = 0;
+            self.begin_sample_share();
         }
     }
 
