@@ -277,7 +277,13 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
     //   cents) of the windows.
     let hop = window / 2;
     let times_s: Vec<f64> = (0..lags.len()).map(|i| (i * hop + window / 2) as f64 / sample_rate_hz).collect();
-    let cents: Vec<f64> = lags.iter().map(|lag| 1200.0 * lag.log2()).collect();
+    // Each window's pitch is its fundamental's (the phase it turns through) where the
+    // fundamental can be followed through every window: a window's best lag can jump between neighbouring peaks
+    // of the correlation when an inharmonic partial beats against the harmonics (a stiff
+    // steel string), and a track of such jumps reads as a waver or biases a vibrato's centre.
+    // The note's track is one or the other, never a mix of the two.
+    let fundamental: Option<Vec<f64>> = fundamental_periods(signal, sample_rate_hz, f0_hz, window, hop, lags.len()).into_iter().collect();
+    let cents: Vec<f64> = fundamental.as_ref().unwrap_or(&lags).iter().map(|lag| 1200.0 * lag.log2()).collect();
     let swing_cents = |values: &[f64]| {
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
@@ -303,25 +309,83 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
             }
         }
     }
-    let mut found = median(&mut lags);
-    // Refine over many periods: the lag's error is divided by their count. The count doubles
-    // at each step, each search spanning a quarter of a period either way around the last
-    // estimate, so an error of a few tenths of a sample per period never jumps to the
-    // neighbouring multiple.
+    let (found, _) = repeat_period(signal, median(&mut lags));
+    (periodicity, sample_rate_hz / found)
+}
+
+/// The period (samples) of `signal`'s fundamental in each of `count` windows of `window`
+/// samples, `hop` apart: the phase it turns through over the window, heard through a
+/// heterodyne at `f0_hz` and two moving averages one nominal period long (which null every
+/// other harmonic), over as much of the window as the averages have settled on (at least
+/// half). `None` where that is too little, or the fundamental is too weak to follow.
+fn fundamental_periods(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, window: usize, hop: usize, count: usize) -> Vec<Option<f64>> {
+    let length = (sample_rate_hz / f0_hz).round().max(1.0) as usize;
+    let w = std::f64::consts::TAU * f0_hz / sample_rate_hz;
+    let base: Vec<(f64, f64)> = signal.iter().enumerate().map(|(n, &x)| (x as f64 * (w * n as f64).cos(), -(x as f64) * (w * n as f64).sin())).collect();
+    let average = |input: &[(f64, f64)]| -> Vec<(f64, f64)> {
+        let mut out = vec![(0.0, 0.0); input.len()];
+        let mut sum = (0.0, 0.0);
+        for (n, &(re, im)) in input.iter().enumerate() {
+            sum = (sum.0 + re, sum.1 + im);
+            if n >= length {
+                sum = (sum.0 - input[n - length].0, sum.1 - input[n - length].1);
+            }
+            out[n] = (sum.0 / length as f64, sum.1 / length as f64);
+        }
+        out
+    };
+    let z = average(&average(&base));
+    let (settled, delay) = (2 * length, length - 1);
+    let power = |range: std::ops::Range<usize>| range.clone().map(|n| z[n].0 * z[n].0 + z[n].1 * z[n].1).sum::<f64>() / range.len().max(1) as f64;
+    let signal_power = signal.iter().map(|&x| (x as f64).powi(2)).sum::<f64>() / signal.len().max(1) as f64;
+    (0..count)
+        .map(|i| {
+            // The window's own samples, as far as the averages have settled on them.
+            let (from, to) = ((i * hop + delay).max(settled), (i * hop + window + delay).min(z.len()));
+            if to < from + window / 2 {
+                return None;
+            }
+            // The fundamental's share of the power (a sinusoid's baseband is half its power).
+            if 2.0 * power(from..to) < FOLLOWED_FUNDAMENTAL_SHARE * signal_power {
+                return None;
+            }
+            let turned: f64 = (from + 1..to).map(|n| {
+                let (a, b) = (z[n - 1], z[n]);
+                (a.0 * b.1 - a.1 * b.0).atan2(a.0 * b.0 + a.1 * b.1)
+            }).sum();
+            let hz = f0_hz + turned / (std::f64::consts::TAU * (to - from - 1) as f64) * sample_rate_hz;
+            (hz > 0.0).then(|| sample_rate_hz / hz)
+        })
+        .collect()
+}
+
+/// The least share of a note's power its fundamental must carry to be followed.
+const FOLLOWED_FUNDAMENTAL_SHARE: f64 = 0.5;
+
+/// The period `signal` repeats at over many periods, from an estimate `period`, and the
+/// correlation at the last (longest) lag searched. The lag's error is divided by the
+/// periods' count: the count doubles at each step, each search spanning a quarter of a
+/// period either way around the last estimate, so an error of a few tenths of a sample per
+/// period never jumps to the neighbouring multiple. The correlation is high only where the
+/// signal repeats itself over half its length: a steady note, not a wavering one.
+fn repeat_period(signal: &[f32], period: f64) -> (f64, f64) {
+    let mut found = period;
+    let mut repeat = f64::NAN;
     let most = ((signal.len() as f64 * 0.5) / found).floor();
     let mut periods = 2.0;
     while periods <= most {
         let centre = found * periods;
         let reach = (0.25 * found).max(3.0);
         let span = signal.len() - (centre + reach + 2.0) as usize;
-        let (lag, _) = best_lag(signal, 0, span, (centre - reach) as usize, (centre + reach).ceil() as usize);
+        let (lag, r) = best_lag(signal, 0, span, (centre - reach) as usize, (centre + reach).ceil() as usize);
         found = lag / periods;
+        repeat = r;
         if periods == most {
             break;
         }
         periods = (periods * 2.0).min(most);
     }
-    (periodicity, sample_rate_hz / found)
+    (found, repeat)
 }
 
 /// How periodic `signal` is at the period of `f0_hz` (see [`periodicity_and_pitch`]).
