@@ -131,6 +131,7 @@ pub const PRESETS: &[Preset] = &[
             ("body_mix", 70.0),
             ("bow_force", 0.35),
             ("sympathetic", 25.0),
+            ("noise", 0.01),
             ("bristle_stiffness", 3e4),
             ("bow_attack", 140.0),
             ("vibrato_depth", 25.0),
