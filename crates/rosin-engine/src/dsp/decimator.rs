@@ -11,7 +11,9 @@ const MAX_TAPS: usize = TAPS_PER_PHASE * MAX_FACTOR;
 pub struct Decimator {
     factor: usize,
     taps: [f64; MAX_TAPS],
-    history: [f64; MAX_TAPS],
+    /// The last `len` samples, written twice (at `i` and `i + len`), so that the newest
+    /// `len` always lie in one run, `history[write..write + len]`: no index wraps.
+    history: [f64; 2 * MAX_TAPS],
     write: usize,
 }
 
@@ -36,7 +38,7 @@ impl Decimator {
             let sum: f64 = taps.iter().sum();
             taps.iter_mut().for_each(|t| *t /= sum);
         }
-        Self { factor, taps, history: [0.0; MAX_TAPS], write: 0 }
+        Self { factor, taps, history: [0.0; 2 * MAX_TAPS], write: 0 }
     }
 
     pub fn factor(&self) -> usize {
@@ -44,15 +46,17 @@ impl Decimator {
     }
 
     pub fn reset(&mut self) {
-        self.history = [0.0; MAX_TAPS];
+        self.history = [0.0; 2 * MAX_TAPS];
         self.write = 0;
     }
 
     /// Feeds one input sample (at the high rate).
     #[inline]
     pub fn push(&mut self, sample: f64) {
+        let len = TAPS_PER_PHASE * self.factor;
         self.history[self.write] = sample;
-        self.write = (self.write + 1) % (TAPS_PER_PHASE * self.factor);
+        self.history[self.write + len] = sample;
+        self.write = if self.write + 1 == len { 0 } else { self.write + 1 };
     }
 
     /// The filtered output at the current input position (call once per `factor` pushes).
@@ -92,6 +96,33 @@ mod tests {
         }
         // RMS gain relative to a unit sine's.
         (2.0 * energy / count).sqrt()
+    }
+
+    /// The filter as first written (a ring of `len` samples, each index wrapped): the
+    /// mirrored ring must give the same output to the last bit.
+    #[test]
+    fn the_mirrored_ring_sums_exactly_as_the_wrapped_one() {
+        for factor in [1, 2, 4] {
+            let mut d = Decimator::new(factor);
+            let len = TAPS_PER_PHASE * factor;
+            let mut ring = vec![0.0f64; len];
+            let mut write = 0;
+            let mut x = 0.123_f64;
+            for n in 0..5000 {
+                x = (x * 3.9 * (1.0 - x)).clamp(1e-9, 1.0 - 1e-9);
+                d.push(x - 0.5);
+                ring[write] = x - 0.5;
+                write = (write + 1) % len;
+                if n % factor == 0 {
+                    let expected = if factor == 1 {
+                        ring[(write + len - 1) % len]
+                    } else {
+                        (0..len).fold(0.0, |acc, i| acc + d.taps[i] * ring[(write + len - 1 - i) % len])
+                    };
+                    assert_eq!(d.output().to_bits(), expected.to_bits(), "factor {factor}, sample {n}");
+                }
+            }
+        }
     }
 
     #[test]

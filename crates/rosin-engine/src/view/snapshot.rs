@@ -182,9 +182,11 @@ fn resample(source: &[f64], target: &mut [f32]) {
         target.fill(0.0);
         return;
     }
-    let scale = last as f64 / (target.len() - 1) as f64;
+    let span = (target.len() - 1) as f64;
     for (i, out) in target.iter_mut().enumerate() {
-        let x = i as f64 * scale;
+        // `i last / span`, not `i (last / span)`: the ends land exactly on the source's
+        // ends (the bridge is drawn at rest, not at 1e-16 of its neighbour).
+        let x = (i * last) as f64 / span;
         let j = (x as usize).min(last - 1);
         let a = x - j as f64;
         *out = (source[j] * (1.0 - a) + source[j + 1] * a) as f32;

@@ -4,6 +4,11 @@
 //! A bristle of deflection `z` (metres) sits between bow and string. Its rate is
 //! `zdot = r(v, z) = v (1 - alpha(v, z) z / z_ss(v))`, and the friction force is
 //! `f = s0 z + s1 zdot + s2 v + s3 w` with `w` uniform noise in `[-1, 1]`.
+//!
+//! The law's `sin`, `cos` and `exp` are [`crate::friction::elementary`]'s, on the ranges it
+//! evaluates them.
+
+use crate::friction::elementary::{exp_at_most_zero, sin_cos_within_quarter_turn};
 
 /// Friction parameters that do not depend on the normal force. Defaults are willemsen2019
 /// Table 1.
@@ -116,7 +121,7 @@ impl ElastoPlasticParams {
         }
         let vs = self.stribeck_velocity_mps;
         let x = v / vs;
-        let stribeck = (-x * x).exp();
+        let stribeck = exp_at_most_zero(-x * x);
         let s0 = self.bristle_stiffness_n_per_m;
         let spread = (self.static_coefficient - self.coulomb_coefficient) * normal_force_n / s0;
         let z_ss = self.coulomb_coefficient * normal_force_n / s0 + spread * stribeck;
@@ -127,7 +132,8 @@ impl ElastoPlasticParams {
         } else {
             let width = z_ss - z_ba;
             let theta = (z_abs - 0.5 * (z_ss + z_ba)) / width;
-            let (sin, cos) = (std::f64::consts::PI * theta).sin_cos();
+            // `theta` lies in (-1/2, 1/2): a quarter turn either way.
+            let (sin, cos) = sin_cos_within_quarter_turn(std::f64::consts::PI * theta);
             let half_pi_cos = 0.5 * std::f64::consts::PI * cos;
             (0.5 * (1.0 + sin), half_pi_cos / width, half_pi_cos * (-0.5 - theta) / width * d_zss_dv)
         };

@@ -7,10 +7,12 @@
 //! - [`refined`]: matusiak2025's passive refined elasto-plastic model (section 2).
 //! - [`hyperbolic`], [`dahl`]: serafin1999's two laws (section 4).
 //! - [`newton`]: the small dense solves the iterations share.
+//! - [`elementary`]: the law's `sin`, `cos` and `exp` on the ranges it evaluates them.
 
 pub mod dahl;
 pub mod dupont;
 pub mod dupont_contact;
+pub mod elementary;
 pub mod hyperbolic;
 pub mod newton;
 pub mod refined;

@@ -463,11 +463,12 @@ impl WaveguideString {
         let (nut_travel, bridge_travel) = (self.nut.travel_samples(), self.bridge.travel_samples());
         // Nut side: points 0..=split, from the nut toward the bow. Position fraction `p` is
         // `(bow_from_nut - p) / bow_from_nut` of the side's travel from the bow.
-        let nut_targets = (0..=split).map(|i| (i, nut_travel * (bow_from_nut - i as f64 / last) / bow_from_nut));
+        // (The fraction first, so that at each end it is exactly 1 and the end sits at rest.)
+        let nut_targets = (0..=split).map(|i| (i, nut_travel * ((bow_from_nut - i as f64 / last) / bow_from_nut)));
         let nut_at_bow = self.nut.integrate_from_end(rate, nut_targets, |i, u| shape[i] = u);
         // Bridge side: points n-1 down to split+1, from the bridge toward the bow (each side
         // measures its own distance from the bow, so the slope's sign takes care of itself).
-        let bridge_targets = (split + 1..n).rev().map(|i| (i, bridge_travel * (i as f64 / last - bow_from_nut) / (1.0 - bow_from_nut)));
+        let bridge_targets = (split + 1..n).rev().map(|i| (i, bridge_travel * ((i as f64 / last - bow_from_nut) / (1.0 - bow_from_nut))));
         let bridge_at_bow = self.bridge.integrate_from_end(rate, bridge_targets, |i, u| shape[i] = u);
         let meet = 0.5 * (nut_at_bow + bridge_at_bow);
         for (i, u) in shape.iter_mut().enumerate() {
