@@ -169,3 +169,52 @@ fn edge_cases_stay_finite() {
         }
     }
 }
+
+/// The bow's place is a fraction of the vibrating length. A finger jumping to a new stop
+/// moves that place at once; the bow drifts there at `MAX_BOW_DRIFT_MPS` instead of jumping
+/// (a jump was a click at a cello triad's change). A finger gliding, and the first
+/// placement of a note, are followed exactly.
+#[test]
+fn the_bow_drifts_to_its_place_when_the_finger_jumps_and_follows_a_glide_exactly() {
+    use rosin_physics::bow::bowed_string::MAX_BOW_DRIFT_MPS;
+    let mut string = string_for(220.0);
+    let length = string.string.grid().length_m;
+    let h = string.string.grid().spacing_m();
+    let k = 1.0 / RATE;
+    let at = |finger_m: Option<f64>| BowingControls { finger_position_m: finger_m, ..controls(0.5, 0.1, 0.18) };
+    let expected = |finger_m: f64| length - 0.18 * (length - finger_m);
+    // The first placement is at once, wherever the finger is.
+    string.tick(&at(Some(0.2 * length)));
+    let first = string.bow_point_m();
+    let stopped = string.string.finger().map(|(node, alpha)| (node as f64 + alpha) * h).unwrap();
+    assert_eq!(first, expected(stopped));
+    for _ in 0..2000 {
+        string.tick(&at(Some(0.2 * length)));
+    }
+    // The finger jumps a fifth up the string: the place moves by 0.18 of the jump.
+    let jump_to = 0.2 * length + 0.2 * length;
+    let before = string.bow_point_m();
+    let mut steps = 0;
+    loop {
+        string.tick(&at(Some(jump_to)));
+        let now = string.bow_point_m();
+        let moved = (now - before).abs();
+        steps += 1;
+        let target = expected(string.string.finger().map(|(node, alpha)| (node as f64 + alpha) * h).unwrap());
+        if now == target {
+            break;
+        }
+        assert!((moved - steps as f64 * MAX_BOW_DRIFT_MPS * k).abs() < 1e-12, "step {steps}: moved {moved}");
+        assert!(steps < 1000, "the bow never arrived");
+    }
+    let distance = 0.18 * 0.2 * length;
+    assert!((steps as f64 - distance / (MAX_BOW_DRIFT_MPS * k)).abs() <= 2.0, "{steps} samples to drift {distance} m");
+    // A finger gliding back by a small step each sample: the bow follows exactly.
+    for i in 0..500 {
+        let finger = jump_to - 1e-5 * i as f64;
+        string.tick(&at(Some(finger)));
+        let placed = string.string.finger().map(|(node, alpha)| (node as f64 + alpha) * h).unwrap();
+        assert_eq!(string.bow_point_m(), expected(placed), "glide step {i}");
+    }
+    assert!(string.string.is_sane(0.05));
+}
