@@ -247,16 +247,19 @@ fn single_notes_across_the_range() {
     assert!(worst.0 >= 0.95, "a single note's periodicity is {:.3}", worst.0);
     assert!(worst.1 <= 5.0, "a single note is {:.2} cents out of tune", worst.1);
     // Issue 14 asks for 3 dB; with the body's gain on each note's harmonics evened out
-    // (`dsp::evening`), what holds over every key is this: 4.8 dB (Ghost Cello Lead), the
-    // rest the bowed string's own scatter from key to key.
+    // (`dsp::evening`), what holds over every key is this: 4.9 dB (the viola). It is the
+    // body's: the viola's dry strings (Body Mix 0) stray 1.9 dB from their line, its C
+    // string's notes 3.5 dB below the rest; through the body, with the evening weighed on a
+    // `1/n` spectrum, 4.7 to 4.9 (a `1/n^1.5` spectrum gave the viola 3.8 and the cello 7.2).
     println!("levels: the furthest from a straight line, over every instrument, is {worst_levels:.1} dB");
     assert!(worst_levels <= MAX_LEVEL_DEVIATION_DB, "a note's level is {worst_levels:.1} dB off its instrument's line");
-    // Issue 14 asks every note to speak within 150 ms; what holds is 19 in 20 (2 of 296 speak
-    // later over every key), and every one within 0.4 s (the slow ones: the viola's F#4 in
-    // 398 ms, the cello's open C in 168 ms).
+    // Issue 14 asks every note to speak within 150 ms; what holds is 99 in 100 (1 of 296
+    // speaks later over every key: the cello's open C, in 168 ms), and every one within
+    // 0.2 s. The viola's F#4 spoke in 398 ms until its preset's bow noise was halved: the
+    // noise, through the body's B1 modes either side of it, held its periodicity near 0.95.
     println!("{} of {notes} notes speak later than {:.0} ms: {slow:?}", slow.len(), SPEAKS_WITHIN_S * 1e3);
-    assert!(slow.len() * 20 <= notes, "{} of {notes} notes speak late: {slow:?}", slow.len());
-    assert!(latest <= 0.4, "a note speaks only after {latest:.2} s");
+    assert!(slow.len() * 100 <= notes, "{} of {notes} notes speak late: {slow:?}", slow.len());
+    assert!(latest <= 0.2, "a note speaks only after {latest:.2} s");
 }
 
 /// When a note should speak (periodic from then on for 100 ms), from its note-on.
