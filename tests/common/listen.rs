@@ -246,8 +246,9 @@ fn solve3(mut m: [[f64; 3]; 3], mut v: [f64; 3]) -> Option<[f64; 3]> {
 /// one, so a vibrato as deep as the *Vibrato Depth* control goes counts as periodic, and
 /// refined between lags by a parabola), over windows of four periods, median; the frequency
 /// from the median period, refined over as many whole periods as fit in half the signal,
-/// or the centre of its vibrato. Periodicity 1.0 is periodic; a double slip or a raucous
-/// note falls well below.
+/// or the centre of its vibrato (read from each window's fundamental where the fundamental
+/// carries the note, else from each window's period). Periodicity 1.0 is periodic; a double
+/// slip or a raucous note falls well below.
 pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) -> (f64, f64) {
     let period = sample_rate_hz / f0_hz;
     let window = ((4.0 * period) as usize).max((0.010 * sample_rate_hz) as usize);
@@ -278,10 +279,10 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
     let hop = window / 2;
     let times_s: Vec<f64> = (0..lags.len()).map(|i| (i * hop + window / 2) as f64 / sample_rate_hz).collect();
     // Each window's pitch is its fundamental's (the phase it turns through) where the
-    // fundamental can be followed through every window: a window's best lag can jump between neighbouring peaks
-    // of the correlation when an inharmonic partial beats against the harmonics (a stiff
-    // steel string), and a track of such jumps reads as a waver or biases a vibrato's centre.
-    // The note's track is one or the other, never a mix of the two.
+    // fundamental can be followed through every window: a window's best lag can jump
+    // between neighbouring peaks of the correlation when an inharmonic partial beats against
+    // the harmonics (a stiff steel string), and a track of such jumps reads as a waver or
+    // biases a vibrato's centre. The note's track is one or the other, never a mix of the two.
     let fundamental: Option<Vec<f64>> = fundamental_periods(signal, sample_rate_hz, f0_hz, window, hop, lags.len()).into_iter().collect();
     let cents: Vec<f64> = fundamental.as_ref().unwrap_or(&lags).iter().map(|lag| 1200.0 * lag.log2()).collect();
     let swing_cents = |values: &[f64]| {
@@ -309,8 +310,7 @@ pub fn periodicity_and_pitch(signal: &[f32], sample_rate_hz: f64, f0_hz: f64) ->
             }
         }
     }
-    let (found, _) = repeat_period(signal, median(&mut lags));
-    (periodicity, sample_rate_hz / found)
+    (periodicity, sample_rate_hz / repeat_period(signal, median(&mut lags)))
 }
 
 /// The period (samples) of `signal`'s fundamental in each of `count` windows of `window`
@@ -362,30 +362,26 @@ fn fundamental_periods(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, window: 
 /// The least share of a note's power its fundamental must carry to be followed.
 const FOLLOWED_FUNDAMENTAL_SHARE: f64 = 0.5;
 
-/// The period `signal` repeats at over many periods, from an estimate `period`, and the
-/// correlation at the last (longest) lag searched. The lag's error is divided by the
-/// periods' count: the count doubles at each step, each search spanning a quarter of a
-/// period either way around the last estimate, so an error of a few tenths of a sample per
-/// period never jumps to the neighbouring multiple. The correlation is high only where the
-/// signal repeats itself over half its length: a steady note, not a wavering one.
-fn repeat_period(signal: &[f32], period: f64) -> (f64, f64) {
+/// The period `signal` repeats at over many periods, from an estimate `period`. The lag's
+/// error is divided by the periods' count: the count doubles at each step, each search
+/// spanning a quarter of a period either way around the last estimate, so an error of a few
+/// tenths of a sample per period never jumps to the neighbouring multiple.
+fn repeat_period(signal: &[f32], period: f64) -> f64 {
     let mut found = period;
-    let mut repeat = f64::NAN;
     let most = ((signal.len() as f64 * 0.5) / found).floor();
     let mut periods = 2.0;
     while periods <= most {
         let centre = found * periods;
         let reach = (0.25 * found).max(3.0);
         let span = signal.len() - (centre + reach + 2.0) as usize;
-        let (lag, r) = best_lag(signal, 0, span, (centre - reach) as usize, (centre + reach).ceil() as usize);
+        let (lag, _) = best_lag(signal, 0, span, (centre - reach) as usize, (centre + reach).ceil() as usize);
         found = lag / periods;
-        repeat = r;
         if periods == most {
             break;
         }
         periods = (periods * 2.0).min(most);
     }
-    (found, repeat)
+    found
 }
 
 /// How periodic `signal` is at the period of `f0_hz` (see [`periodicity_and_pitch`]).

@@ -41,13 +41,12 @@ pub struct BowedString {
     drive_point: CubicPoint,
 }
 
-/// How fast the bow's point on the string may follow the place it is asked for (m/s). The
-/// place is a fraction of the vibrating length, so a finger that jumps to a new stop moves
-/// it by that fraction of the jump: in one sample that was a click (a cello triad's change,
-/// the finger jumping 3.5 cm and the bow 6 mm: 7.4 dB above the notes' band above 6 kHz;
-/// drifting at this speed, 1.9 dB, `tests/phrases.rs`). A player's bow stays where it is and drifts to its
-/// place; a stroke of the *Bow Position* control still crosses the whole string in a
-/// fraction of a second.
+/// How fast the bow's point on the string may follow the place it is asked for when that
+/// place jumps (m/s). The place is a fraction of the vibrating length, so a finger that
+/// jumps to a new stop moves it by that fraction of the jump: in one sample that was a
+/// click (a cello triad's change, the finger jumping 3.5 cm and the bow 6 mm: 7.4 dB above
+/// the notes' band above 6 kHz; drifting at this speed, 1.9 dB, `tests/phrases.rs`). A
+/// player's bow stays where it is and drifts to its place.
 pub const MAX_BOW_DRIFT_MPS: f64 = 2.0;
 
 /// A force that reaches the string through the bridge (another string's vibration) is
