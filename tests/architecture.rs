@@ -264,3 +264,27 @@ fn the_sensel_mock_is_not_in_the_product() {
     }
     assert!(enables_mock("Cargo.toml") && enables_mock("sensel-mock/Cargo.toml"), "the tests need the mock");
 }
+
+/// The quick tier (`scripts/test.sh --quick`) builds the tests without the plugin crate, so a
+/// test file that uses the plugin (`rosin::`, `clap_sys::`, `libloading::`) must say so with
+/// `#![cfg(feature = "plugin")]`, or the quick tier does not compile (`editor_pages.rs` once
+/// did not). The full suite builds with the plugin and would never notice.
+#[test]
+fn every_test_that_uses_the_plugin_is_behind_its_feature() {
+    let plugin_crates = ["rosin::", "clap_sys::", "libloading::"];
+    let mut unguarded = Vec::new();
+    for entry in std::fs::read_dir(workspace().join("tests")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = code_of(&text);
+        // A path that starts with the crate's name, not one that ends with it (`my_rosin::`).
+        let uses_plugin = plugin_crates.iter().any(|c| code.match_indices(c).any(|(i, _)| code[..i].chars().next_back().is_none_or(|p| !(p.is_alphanumeric() || p == '_' || p == ':'))));
+        if uses_plugin && !text.contains("#![cfg(feature = \"plugin\")]") {
+            unguarded.push(path.display().to_string());
+        }
+    }
+    assert!(unguarded.is_empty(), "these tests use the plugin but are not behind the `plugin` feature: {unguarded:?}");
+}

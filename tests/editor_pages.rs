@@ -2,6 +2,7 @@
 //! producer's screen gives them (issue 19): every performance control shown by its label,
 //! the groups, the preset bar and the meter present, each whole and inside the window (not
 //! cut by a panel's edge), from 800 x 500 to 4K.
+#![cfg(feature = "plugin")]
 
 use std::sync::Arc;
 
