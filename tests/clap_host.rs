@@ -62,6 +62,7 @@ const CONTRACT_IDS: &[&str] = &[
     "bow_model",
     "bow_width",
     "bow_torsion",
+    "string_weight",
 ];
 
 fn library() -> ClapLibrary {

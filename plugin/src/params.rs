@@ -115,6 +115,8 @@ pub struct RosinParams {
     pub bow_width: IntParam,
     #[id = "bow_torsion"]
     pub bow_torsion: IntParam,
+    #[id = "string_weight"]
+    pub string_weight: FloatParam,
 }
 
 /// Starting values that replace the specs' defaults for this process: set once by
@@ -242,6 +244,7 @@ impl Default for RosinParams {
             bow_model: choice(&controls::BOW_MODEL),
             bow_width: choice(&controls::BOW_WIDTH),
             bow_torsion: choice(&controls::BOW_TORSION),
+            string_weight: param(&controls::STRING_WEIGHT),
         }
     }
 }
@@ -294,6 +297,7 @@ impl RosinParams {
             "bow_model" => Int(&self.bow_model),
             "bow_width" => Int(&self.bow_width),
             "bow_torsion" => Int(&self.bow_torsion),
+            "string_weight" => Float(&self.string_weight),
             _ => return None,
         })
     }

@@ -115,6 +115,8 @@ spec!(STRING_ENGINE, "string_engine", "String Engine", choices &["Finite Differe
 spec!(BOW_MODEL, "bow_model", "Bow Model", choices &["Point", "Ribbon"], 0.0);
 spec!(BOW_WIDTH, "bow_width", "Bow Width", choices &["1 point", "2 points", "3 points", "4 points"], 3.0);
 spec!(BOW_TORSION, "bow_torsion", "Torsion", choices &["Off", "On"], 1.0);
+// How much more of the arm's weight a heavier string of a set gets (see `voice::string_weight`).
+spec!(STRING_WEIGHT, "string_weight", "String Weight", " %", 0.0, 100.0, 0.0, Linear);
 spec!(DRUM_FRICTION_MODEL, "drum_friction_model", "Drum Friction Model", choices &["Dupont Elasto-Plastic (2019)", "Passive Refined (2025)", "Hyperbolic (1999)", "Dahl (1999)"], 0.0);
 
 /// Every control, in display order.
@@ -164,6 +166,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("bow_model", "The bow on a string (see *The ribbon bow*): a point, under Friction Model's law, or matusiak2025's ribbon of finite width with bow hair and the refined law at each contact; read when a note starts"),
     ("bow_width", "How many points the ribbon bow touches the string at, across its 1 cm; read when a note starts"),
     ("bow_torsion", "Whether the ribbon bow twists the string (its torsional waves); read when a note starts"),
+    ("string_weight", "How much heavier the bow sits on a heavier string of a real instrument's set, as a player's arm does: at 100 % the force grows as the string's impedance over the set's lightest string's to the power 0.75, which keeps the violin's G, the viola's C and the cello's C and G strings from slipping twice a period at medium velocities; at 0 (the default) every string gets the same force"),
     ("drum_friction_model", "The drum bow's friction law (see *Friction models*); taken up when a drum note starts"),
 ];
 
@@ -218,6 +221,7 @@ pub const ALL: &[ControlSpec] = &[
     BOW_MODEL,
     BOW_WIDTH,
     BOW_TORSION,
+    STRING_WEIGHT,
 ];
 
 /// Looks a control up by its ID.
@@ -298,6 +302,8 @@ pub struct Controls {
     pub bow_model: f64,
     /// The ribbon's contact points less one (0 to 3).
     pub bow_width: f64,
+    /// How much heavier the bow sits on a heavier string of a set (0 to 100).
+    pub string_weight_percent: f64,
     /// 1: the ribbon bow twists the string.
     pub bow_torsion: f64,
 }
@@ -378,6 +384,7 @@ impl Controls {
             bow_model: get(&BOW_MODEL),
             bow_width: get(&BOW_WIDTH),
             bow_torsion: get(&BOW_TORSION),
+            string_weight_percent: get(&STRING_WEIGHT),
         }
     }
 
@@ -427,6 +434,7 @@ impl Controls {
             "bow_model" => self.bow_model,
             "bow_width" => self.bow_width,
             "bow_torsion" => self.bow_torsion,
+            "string_weight" => self.string_weight_percent,
             _ => return None,
         })
     }

@@ -10,6 +10,7 @@
 //! - [`play_modes`]: the legato modes (Four Strings, Mono Legato), which drive the engine's
 //!   string voices through the small [`play_modes::StringPool`] interface.
 //! - [`expression`]: MIDI, MPE and note expressions, shaped per voice.
+//! - [`string_weight`]: a heavier string of a set bowed harder, as a player's arm does.
 //! - [`held_events`]: note events that wait a few samples so that no sample designs more
 //!   than one string grid.
 //! - [`presets`], [`state`]: factory presets and saved-state versions with their migrations.
@@ -34,6 +35,7 @@ pub mod presets;
 pub mod render;
 pub mod ribbon;
 pub mod state;
+pub mod string_weight;
 pub mod user_presets;
 pub mod view;
 pub mod voice;

@@ -167,6 +167,9 @@ pub struct StringVoice {
     /// `s0` scale for this string: the bristles are as stiff relative to the string's tension
     /// as on the reference string.
     stiffness_scale: f64,
+    /// The string set this string was put up from: its weight follows the string a player
+    /// would choose for the key it plays (`string_weight`).
+    string_set: &'static rosin_physics::string::string_set::StringSet,
     silence: SilenceDetector,
     last_output: f64,
     applied: BowingControls,
@@ -264,6 +267,7 @@ impl StringVoice {
             nominal_wave_speed_mps: grid.wave_speed_mps,
             open_period_samples: sample_rate_hz / 440.0,
             stiffness_scale: 1.0,
+            string_set: string_set(0.0),
             silence: SilenceDetector::new(sample_rate_hz),
             last_output: 0.0,
             applied: BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: c.bow_position, finger_position_m: None },
@@ -400,7 +404,9 @@ impl StringVoice {
     pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls, grids: &mut GridCache) {
         self.expression = NoteExpression::default();
         let key = note.note as f64;
-        let design = string_set(controls.string_set).note_design(key, controls.string_stiffness, controls.damping_scale);
+        let set = string_set(controls.string_set);
+        let design = set.note_design(key, controls.string_stiffness, controls.damping_scale);
+        self.string_set = set;
         self.age = age;
         self.engine = StringEngine::from_control(controls.string_engine);
         self.choose_bow(controls);
@@ -419,6 +425,7 @@ impl StringVoice {
     /// sounding so that it can ring in sympathy: an open string of the four-string
     /// instrument.
     pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls, grids: &mut GridCache) {
+        self.string_set = string_set(controls.string_set);
         self.age = age;
         self.engine = StringEngine::from_control(controls.string_engine);
         self.choose_bow(controls);
@@ -667,8 +674,19 @@ impl StringVoice {
         self.impedance_kg_per_s
     }
 
+    /// The Bow Force control, weighted for the string of its set a player would choose for
+    /// the key this voice plays (`string_weight`): in Four Strings the voice's own string; in
+    /// Mono Legato, where one string glides over the whole range, the string the line has
+    /// reached, so a high note stopped on a heavy string is bowed as lightly as it was.
+    fn weighted_force_n(&self, c: &Controls) -> f64 {
+        // The key the finger is going to (a legato note's glide has only begun when the
+        // engine hands the voice its controls again).
+        let ratio = crate::string_weight::impedance_ratio(self.string_set, self.open_key + self.fingered_st.target());
+        c.bow_force_n * crate::string_weight::force_factor(ratio, c.string_weight_percent)
+    }
+
     fn snap_controls(&mut self, c: &Controls) {
-        self.force.snap(c.bow_force_n);
+        self.force.snap(self.weighted_force_n(c));
         self.bow_velocity.snap(c.bow_velocity_mps);
         self.position.snap(c.bow_position);
         self.noise.snap(c.noise);
@@ -685,7 +703,7 @@ impl StringVoice {
 
     /// New control targets; each ramps there over [`CONTROL_RAMP_S`].
     pub fn set_controls(&mut self, c: &Controls) {
-        self.force.set_target(c.bow_force_n);
+        self.force.set_target(self.weighted_force_n(c));
         self.bow_velocity.set_target(c.bow_velocity_mps);
         self.position.set_target(c.bow_position);
         self.noise.set_target(c.noise);
