@@ -115,7 +115,7 @@ spec!(STRING_ENGINE, "string_engine", "String Engine", choices &["Finite Differe
 spec!(BOW_MODEL, "bow_model", "Bow Model", choices &["Point", "Ribbon"], 0.0);
 spec!(BOW_WIDTH, "bow_width", "Bow Width", choices &["1 point", "2 points", "3 points", "4 points"], 3.0);
 spec!(BOW_TORSION, "bow_torsion", "Torsion", choices &["Off", "On"], 1.0);
-// How much more of the arm's weight a heavier string of a set gets (see `voice::string_weight`).
+// How much more of the arm's weight a heavier string of a set gets (see the `string_weight` module).
 spec!(STRING_WEIGHT, "string_weight", "String Weight", " %", 0.0, 100.0, 0.0, Linear);
 spec!(DRUM_FRICTION_MODEL, "drum_friction_model", "Drum Friction Model", choices &["Dupont Elasto-Plastic (2019)", "Passive Refined (2025)", "Hyperbolic (1999)", "Dahl (1999)"], 0.0);
 
