@@ -5,9 +5,9 @@
 //! Schelleng's bounds on the bow force both grow with the string's wave impedance `Z`: the
 //! most force before the motion goes raucous as `Z`, the least that keeps one slip a period
 //! as `Z^2` (Schelleng 1973, "The bowed string and the player"). One force for a whole set
-//! therefore sits under the lower bound of its heaviest string: with the presets' forces, the viola's C string, the
-//! cello's C and G strings and the violin's G string slip twice a period (an octave-up double
-//! slip the periodicity measure does not see). Scaling the force by `(Z / Z_lightest)^0.75`
+//! therefore sits under the lower bound of its heaviest string: with the presets' forces,
+//! the viola's C string, the cello's C and G strings and the violin's G string slip twice a
+//! period (an octave-up double slip the periodicity measure does not see). Scaling the force by `(Z / Z_lightest)^0.75`
 //! keeps all but 2 of 296 keys at one slip a period at velocity 90, where exponents of 0.6
 //! and 0.9 left the cello's or the violin's lowest strings outside their range
 //! (`tests/phrases.rs`, `with_string_weight_every_string_of_every_set_slips_once_a_period`).
