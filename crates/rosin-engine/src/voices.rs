@@ -909,6 +909,12 @@ impl Engine {
         self.voices[index].corrupt_for_test();
     }
 
+    /// Bends a voice's string `metres` aside at its middle, to test the displacement check.
+    #[doc(hidden)]
+    pub fn displace_voice_for_test(&mut self, index: usize, metres: f64) {
+        self.voices[index].displace_for_test(metres);
+    }
+
     /// Puts NaN into a drum voice's membrane, to test recovery from divergence.
     #[doc(hidden)]
     pub fn corrupt_drum_for_test(&mut self, index: usize) {
