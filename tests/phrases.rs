@@ -89,6 +89,7 @@ fn legato_scales() {
         vec![(90.0 / 127.0, 0.0, DAW_LEGATO_S), (127.0 / 127.0, 100.0 / 127.0, OVERLAP_S), (40.0 / 127.0, 100.0 / 127.0, DAW_LEGATO_S)]
     };
     let mut worst = (f64::MAX, f64::MIN, f64::MIN);
+    let mut worst_levels = (0.0f64, String::new());
     // ROSIN_PHRASES_ONLY=Cello plays only the instruments whose name contains it.
     let only = std::env::var("ROSIN_PHRASES_ONLY").unwrap_or_default();
     for (name, controls) in string_instruments().into_iter().filter(|(n, _)| n.contains(only.as_str())) {
@@ -103,10 +104,16 @@ fn legato_scales() {
                 for c in &report.changes {
                     worst.2 = worst.2.max(c.burst_db);
                 }
+                let levels: Vec<(f64, f64)> = report.notes.iter().map(|n| (n.key, n.rms_db)).collect();
+                let deviation = common::listen::straight_line_deviation(&levels);
+                if deviation > worst_levels.0 {
+                    worst_levels = (deviation, format!("{name} / {} / velocity {:.0} / mod wheel {:.0}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0));
+                }
             }
         }
     }
     println!("worst periodicity {:.3}, worst pitch {:.2} cents, worst burst {:+.1} dB", worst.0, worst.1, worst.2);
+    println!("levels: the furthest a scale's note strays from a straight line is {:.1} dB ({})", worst_levels.0, worst_levels.1);
     // Every note of every scale speaks periodically (issue 14's 0.95), over the full matrix
     // too (its worst: 0.951, the Matusiak string's A3 in Mono Legato at velocity 127). The
     // violin's top notes at velocity 127 went raucous (0.80) until its preset bowed at
@@ -125,7 +132,16 @@ fn legato_scales() {
     // (the worst, 11.3 dB, Glass Strings' vibrato under a crossing); what holds on every
     // one is this.
     assert!(worst.2 <= MAX_CHANGE_BURST_DB, "a note change bursts {:+.1} dB above the steady notes around it", worst.2);
+    // A scale's notes on a line: each note evened by the body's gain on the harmonics it was
+    // heard with (`dsp::harmonic_probe`), at the key a legato note goes to. With the body's
+    // gain reckoned on a `1/n` spectrum, and in Mono Legato at the key the glide left, the
+    // viola's Mono Legato scale strayed 11.6 dB; now the worst is 6.0 dB, the Ghost Cello's
+    // E4 under its 60-cent vibrato, which sweeps its harmonics across the body's modes.
+    assert!(worst_levels.0 <= MAX_SCALE_LEVEL_DEVIATION_DB, "a scale's note is {:.1} dB off its line ({})", worst_levels.0, worst_levels.1);
 }
+
+/// The most a legato scale's note may stray from a straight line through its levels (dB).
+const MAX_SCALE_LEVEL_DEVIATION_DB: f64 = 6.5;
 
 /// The most a legato scale's note may be out of tune (cents).
 const MAX_LEGATO_CENTS: f64 = 9.0;
@@ -246,11 +262,12 @@ fn single_notes_across_the_range() {
     println!("worst periodicity {:.3}, worst pitch {:.2} cents", worst.0, worst.1);
     assert!(worst.0 >= 0.95, "a single note's periodicity is {:.3}", worst.0);
     assert!(worst.1 <= 5.0, "a single note is {:.2} cents out of tune", worst.1);
-    // Issue 14 asks for 3 dB; with the body's gain on each note's harmonics evened out
-    // (`dsp::evening`), what holds over every key is this: 4.9 dB (the viola). It is the
-    // body's: the viola's dry strings (Body Mix 0) stray 1.9 dB from their line, its C
-    // string's notes 3.5 dB below the rest; through the body, with the evening weighed on a
-    // `1/n` spectrum, 4.7 to 4.9 (a `1/n^1.5` spectrum gave the viola 3.8 and the cello 7.2).
+    // Issue 14 asks for 3 dB. Each note is evened by the body's gain on the harmonics it was
+    // heard with (`dsp::harmonic_probe`): through the body it comes out within 0.3 dB of its
+    // dry level, so what is left is the strings' own: 4.6 dB over every key, the violin's G
+    // string slipping twice a period at String Weight 0 (2.6 dB over every third key). With
+    // the evening reckoned on a `1/n` spectrum it was 4.9 dB (the viola), up to 7 dB off on a
+    // single note, and the Ghost Cello's D#6 stood 6 dB out on a body mode 17 dB high.
     println!("levels: the furthest from a straight line, over every instrument, is {worst_levels:.1} dB");
     assert!(worst_levels <= MAX_LEVEL_DEVIATION_DB, "a note's level is {worst_levels:.1} dB off its instrument's line");
     // Issue 14 asks every note to speak within 150 ms; what holds is 99 in 100 (1 of 296
@@ -268,7 +285,7 @@ const SPEAKS_WITHIN_S: f64 = 0.150;
 const SWELL_ATTACK_MS: f64 = 500.0;
 
 /// The most a held note's level may stray from a straight line over its instrument's keys.
-const MAX_LEVEL_DEVIATION_DB: f64 = 5.0;
+const MAX_LEVEL_DEVIATION_DB: f64 = 4.7;
 
 /// The loudest output of the voice playing `key` over the next `seconds` (0 once it is free).
 fn voice_level(engine: &mut rosin_engine::voices::Engine, key: u8, seconds: f64) -> f64 {

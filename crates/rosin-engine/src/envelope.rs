@@ -64,6 +64,14 @@ impl BowEnvelope {
         self.phase
     }
 
+    /// Samples until the bow reaches full speed (0 once it has, or while it is not bowing).
+    pub fn attack_remaining_samples(&self) -> u32 {
+        if self.phase != Phase::Bowing || self.speed >= 1.0 || self.speed_step <= 0.0 {
+            return 0;
+        }
+        ((1.0 - self.speed) / self.speed_step).ceil() as u32
+    }
+
     /// Whether the bow touches the string: held, or lifting after a note-off.
     pub fn is_on_string(&self) -> bool {
         matches!(self.phase, Phase::Bowing | Phase::Releasing) && self.pressure > 0.0

@@ -55,6 +55,17 @@ fn needs_finer_grid(engine: StringEngine, grid: &SchemeGrid, factor: usize) -> b
 /// From the bridge force over the string impedance (m/s), with its steady part removed, to
 /// full scale: a forte note with default controls peaks near -6 dBFS.
 pub const OUTPUT_SCALE: f64 = 0.7;
+/// When a note is listened to for the evening, after its note-on or a legato change: once
+/// it speaks (most notes are periodic within 100 ms; `tests/phrases.rs`).
+pub const LISTEN_AFTER_S: f64 = 0.12;
+/// How long after the bow reaches full speed a note is listened to, at the earliest.
+pub const LISTEN_SETTLE_S: f64 = 0.05;
+/// How many of its periods it is listened to over, and at least how long.
+pub const LISTEN_PERIODS: u32 = 8;
+pub const LISTEN_MIN_S: f64 = 0.02;
+/// The least share of a note's power its harmonics must carry for the evening to go by
+/// what was heard (a periodic note's carry 0.95 and more).
+pub const MIN_HARMONIC_FRACTION: f64 = 0.8;
 /// A string displacement beyond this (metres) means the simulation has diverged.
 const DIVERGED_DISPLACEMENT_M: f64 = 0.05;
 /// The finger stops the string no closer to the bridge than this many grid intervals, so the
@@ -220,6 +231,12 @@ pub struct StringVoice {
     evening: LinearRamp,
     /// The body's response at this note's harmonics, kept for the evening gain.
     pub(crate) body_at_harmonics: crate::dsp::evening::BodyAtHarmonics,
+    /// Listens to the note's harmonics once it speaks, for the evening.
+    probe: crate::dsp::harmonic_probe::HarmonicProbe,
+    /// The key and the attack last listened to.
+    listened: (f64, u64),
+    /// Whether the probe finished at the last sample.
+    heard_now: bool,
 }
 
 /// A player's hand or lifted finger on a string: it rings down by 60 dB in about 0.17 s
@@ -299,6 +316,9 @@ impl StringVoice {
             stiffness_applied: 0.0,
             evening: ramp(1.0),
             body_at_harmonics: crate::dsp::evening::BodyAtHarmonics::default(),
+            probe: crate::dsp::harmonic_probe::HarmonicProbe::default(),
+            listened: (f64::NAN, 0),
+            heard_now: false,
         }
     }
 
@@ -669,6 +689,12 @@ impl StringVoice {
         self.open_key + self.fingered_st.value() + self.bend_st.value() + 12.0 * self.pitch_ratio.log2()
     }
 
+    /// The key the voice is going to: [`StringVoice::target_key`] with a legato glide
+    /// already arrived. A legato note is evened and listened to at this key.
+    pub fn destination_key(&self) -> f64 {
+        self.target_key() + self.fingered_st.target() - self.fingered_st.value()
+    }
+
     /// The key sounding at the last sample, vibrato included.
     pub fn sounding_key(&self) -> f64 {
         self.open_key + self.last_offset_st + 12.0 * self.pitch_ratio.log2()
@@ -791,6 +817,12 @@ impl StringVoice {
     pub fn kill(&mut self) {
         self.keep_alive = false;
         self.evening.snap(1.0);
+        // The next note takes its key's response, and what was heard of it, from the
+        // engine's cache, which a reset empties of what was heard.
+        self.body_at_harmonics = crate::dsp::evening::BodyAtHarmonics::default();
+        self.probe.stop();
+        self.listened = (f64::NAN, 0);
+        self.heard_now = false;
         self.envelope.free();
         self.bowed.string.reset();
         if self.bow_model == BowModel::Ribbon {
@@ -921,7 +953,38 @@ impl StringVoice {
         }
         self.last_output = output;
         self.track_silence(output);
+        // Heard only if the note was still the one listened to and was a harmonic one (a
+        // stiff string's partials stray from the harmonics).
+        if self.probe.push(output) && self.body_at_harmonics.key() == self.listened.0 && self.probe.harmonic_fraction() >= MIN_HARMONIC_FRACTION {
+            self.body_at_harmonics.hear(&self.probe.powers());
+            self.heard_now = true;
+        }
         output
+    }
+
+    /// Listens to the note at `key` (its evening key) once it has spoken, unless this key
+    /// and this attack have been listened to already: [`LISTEN_AFTER_S`] after now, or
+    /// [`LISTEN_SETTLE_S`] after the bow's attack and a legato glide end if later, over
+    /// [`LISTEN_PERIODS`] periods (at least [`LISTEN_MIN_S`]). A string the bow is not
+    /// bowing (ringing in sympathy, or released) is not listened to.
+    pub(crate) fn listen_for(&mut self, key: f64) {
+        if self.envelope.phase() != Phase::Bowing || self.listened == (key, self.attacks) {
+            return;
+        }
+        self.listened = (key, self.attacks);
+        let f0_hz = midi_key_to_hz(self.destination_key());
+        let periods = LISTEN_PERIODS.max((LISTEN_MIN_S * f0_hz).ceil() as u32);
+        // Once the bow is up to speed and a legato glide has arrived, too: a slow attack
+        // (the Ghost Cello's 300 ms) sounds another spectrum on its way.
+        let settled = self.envelope.attack_remaining_samples() + (LISTEN_SETTLE_S * self.sample_rate_hz) as u32;
+        let after_samples = ((LISTEN_AFTER_S * self.sample_rate_hz) as u32).max(settled) + self.fingered_st.remaining_samples();
+        self.probe.listen(f0_hz, self.sample_rate_hz, after_samples, periods);
+    }
+
+    /// Whether the voice finished hearing its note at the last sample (then its
+    /// `body_at_harmonics` holds what it heard). Asked once: the answer is then false.
+    pub(crate) fn take_heard_now(&mut self) -> bool {
+        std::mem::take(&mut self.heard_now)
     }
 
     /// Advances the pitch controls one sample and splits the pitch into a stopping finger

@@ -236,6 +236,7 @@ impl Engine {
         self.body_resting = true;
         self.body_quiet_samples = 0;
         self.body_mix.snap(self.controls.body_mix_percent / 100.0);
+        self.evenings.forget_heard();
         self.configure_mode();
     }
 
@@ -359,7 +360,8 @@ impl Engine {
             voice.set_controls(&shaped.controls);
             voice.set_bend(shaped.bend_st);
             voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
-            let key = evening_key(voice.target_key());
+            // A legato note is evened at the key it goes to, from the glide's start.
+            let key = evening_key(voice.destination_key());
             // Under a new body each voice's response is worked out once: one a sample, on a
             // sample with no other design work; the others keep theirs a sample longer.
             // (`design_work()`, spelled out: the loop holds the voices.)
@@ -376,6 +378,7 @@ impl Engine {
                 }
                 None => self.controls_dirty = true,
             }
+            voice.listen_for(key);
         }
         for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
             let shaped = shaped_for(&drum.note, &drum.expression);
@@ -761,6 +764,12 @@ impl Engine {
             for voice in self.voices.iter_mut() {
                 if !voice.is_free() && !voice.is_asleep() {
                     mix += voice.tick() * voice.next_evening_gain();
+                    if voice.take_heard_now() {
+                        // Evened by what was heard of the note, gliding there.
+                        self.evenings.remember_heard(&voice.body_at_harmonics);
+                        let gain = voice.body_at_harmonics.evening_gain_for(self.body_mix.target());
+                        voice.glide_evening_gain(gain, LinearRamp::samples_for(EVENING_GLIDE_S, self.sample_rate_hz));
+                    }
                     if voice.is_free() {
                         push_terminated(&mut self.terminated, &mut self.terminated_count, voice.note);
                     }
@@ -1026,6 +1035,9 @@ fn designed_body(index: usize, sample_rate_hz: f64) -> BodyResonator {
 /// for the new body's lowest modes to build up (a violin's A0 at 275 Hz with Q 15 rings for
 /// about 17 ms), short enough to follow automation.
 pub const BODY_CROSSFADE_S: f64 = 0.08;
+/// How long a note's level takes to reach the evening of what was heard of it (s): slow
+/// enough not to be heard as a step, inside the bow's attack for most notes.
+pub const EVENING_GLIDE_S: f64 = 0.08;
 
 /// How many designed grids the engine keeps: a piano's range at the defaults (the high keys
 /// twice, oversampled), and room for the keys a piece plays on other settings.

@@ -5,9 +5,11 @@
 use rosin_physics::body::BodyResonator;
 
 /// How much a string note is played lighter or heavier so that the body's resonances do
-/// not make it stand out or vanish: the inverse of the dry-and-body mix's RMS gain on a
-/// bowed string's spectrum (harmonics falling as `1/n`, the first [`EVENING_HARMONICS`]
-/// below 0.45 of the sample rate), kept within [`MAX_EVENING_DB`]. A player does the same,
+/// not make it stand out or vanish: the inverse of the dry-and-body mix's RMS gain on the
+/// note's spectrum (its first [`EVENING_HARMONICS`] harmonics below 0.45 of the sample rate:
+/// as they were heard, once a note at that key has been, `dsp::harmonic_probe`; before that
+/// a bowed string's `1/n`), at most [`MAX_EVENING_CUT_DB`] lighter and [`MAX_EVENING_DB`]
+/// heavier. A player does the same,
 /// bowing a wolf note lighter; without a body (mix 0) it is 1. The engine keeps the body's
 /// response at the harmonics per voice ([`BodyAtHarmonics`]) and per note played
 /// ([`EveningCache`]), so a mix automated every block costs a few `hypot`s a voice.
@@ -32,8 +34,13 @@ pub fn evening_key(key: f64) -> f64 {
 
 /// The harmonics of a note whose body response sets its evening gain.
 pub const EVENING_HARMONICS: usize = 16;
-/// The most a note is evened out, either way (dB).
+/// The most a note is played heavier, to lift it out of a dip of the body (dB): more would
+/// raise the peaks of the notes there past the presets' headroom.
 pub const MAX_EVENING_DB: f64 = 9.0;
+/// The most a note is played lighter, to keep it from standing out on a mode of the body
+/// (dB): the cello body's modes stand up to 17 dB over a high note's fundamental (the Ghost
+/// Cello's D#6 and F#6 at Body Mix 100 %), and playing lighter costs no headroom.
+pub const MAX_EVENING_CUT_DB: f64 = 20.0;
 
 /// The body's complex response at a note's harmonics, for [`evening_gain`].
 #[derive(Clone, Copy, Debug)]
@@ -45,11 +52,14 @@ pub struct BodyAtHarmonics {
     /// The last `(body_mix, evening gain)` asked of [`BodyAtHarmonics::evening_gain_for`]:
     /// the engine asks every voice's at every change of controls.
     last_gain: (f64, f64),
+    /// The power of each harmonic as a note at this key was heard (`HarmonicProbe`), when it
+    /// has been: the weights of the body's gain at each, in place of a `1/n` spectrum's.
+    heard: Option<[f64; EVENING_HARMONICS]>,
 }
 
 impl Default for BodyAtHarmonics {
     fn default() -> Self {
-        Self { key: f64::NAN, body: usize::MAX, count: 0, response: [(0.0, 0.0); EVENING_HARMONICS], last_gain: (f64::NAN, 1.0) }
+        Self { key: f64::NAN, body: usize::MAX, count: 0, response: [(0.0, 0.0); EVENING_HARMONICS], last_gain: (f64::NAN, 1.0), heard: None }
     }
 }
 
@@ -69,6 +79,26 @@ impl BodyAtHarmonics {
         self.key = key;
         self.body = body_index;
         self.last_gain = (f64::NAN, 1.0);
+        self.heard = None;
+    }
+
+    /// The note at this key has been heard with these harmonic powers: the evening weighs
+    /// the body's gain by them from now on (until the key or the body changes).
+    pub fn hear(&mut self, powers: &[f64; EVENING_HARMONICS]) {
+        if powers[..self.count].iter().all(|p| p.is_finite()) && powers[..self.count].iter().sum::<f64>() > 0.0 {
+            self.heard = Some(*powers);
+            self.last_gain = (f64::NAN, 1.0);
+        }
+    }
+
+    /// The key whose response this is (NaN before any).
+    pub fn key(&self) -> f64 {
+        self.key
+    }
+
+    /// Whether a note at this key has been heard.
+    pub fn has_heard(&self) -> bool {
+        self.heard.is_some()
     }
 
     /// The evening gain at a dry-and-body mix of `body_mix`.
@@ -86,12 +116,15 @@ impl BodyAtHarmonics {
         }
         let (mut power, mut weights) = (0.0, 0.0);
         for (i, &(re, im)) in self.response[..self.count].iter().enumerate() {
-            let weight = 1.0 / ((i + 1) * (i + 1)) as f64;
+            let weight = match &self.heard {
+                Some(heard) => heard[i],
+                None => 1.0 / ((i + 1) * (i + 1)) as f64,
+            };
             power += weight * ((1.0 - body_mix) + body_mix * re).hypot(body_mix * im).powi(2);
             weights += weight;
         }
-        let limit = 10f64.powf(MAX_EVENING_DB / 20.0);
-        (power / weights).sqrt().max(1e-6).recip().clamp(1.0 / limit, limit)
+        let (cut, lift) = (10f64.powf(-MAX_EVENING_CUT_DB / 20.0), 10f64.powf(MAX_EVENING_DB / 20.0));
+        (power / weights).sqrt().max(1e-6).recip().clamp(cut, lift)
     }
 }
 
@@ -137,6 +170,24 @@ impl EveningCache {
             self.next = (self.next + 1) % self.entries.len();
         }
         Some(body_changed)
+    }
+
+    /// Keeps what a voice heard of its note (`BodyAtHarmonics::hear`) with its key's response,
+    /// so that the next note at that key starts at the level it was evened to.
+    pub fn remember_heard(&mut self, kept: &BodyAtHarmonics) {
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.key == kept.key && e.body == kept.body) {
+            entry.heard = kept.heard;
+            entry.last_gain = (f64::NAN, 1.0);
+        }
+    }
+
+    /// Forgets every note heard (the engine was reset: the same input must render the same
+    /// output again); the responses stay.
+    pub fn forget_heard(&mut self) {
+        for entry in self.entries.iter_mut() {
+            entry.heard = None;
+            entry.last_gain = (f64::NAN, 1.0);
+        }
     }
 
     /// How many responses it has worked out (requests it could not answer from what it kept).
@@ -188,7 +239,7 @@ mod tests {
                 let through = mixed_rms_gain(&mut body, mix, rosin_physics::string::tuning::midi_key_to_hz(key), rate);
                 let db = 20.0 * (gain * through).log10();
                 // Within the clamp, the evened note's level is its dry level.
-                if (20.0 * gain.log10()).abs() < MAX_EVENING_DB - 0.1 {
+                if (-MAX_EVENING_CUT_DB + 0.1..MAX_EVENING_DB - 0.1).contains(&(20.0 * gain.log10())) {
                     worst_db = worst_db.max(db.abs());
                 }
             }
@@ -197,5 +248,46 @@ mod tests {
         assert!(worst_db < 0.3, "an evened note is {worst_db:.2} dB off its dry level");
         // No body, no evening.
         assert_eq!(evening_gain(&body, 0.0, 57.0), 1.0);
+    }
+
+    /// A note whose harmonics were heard is evened by them: a spectrum far from `1/n` (its
+    /// second harmonic over its fundamental, as a string slipping twice a period sounds)
+    /// comes through the body at its dry level, where the `1/n` evening misses it.
+    #[test]
+    fn a_heard_note_is_evened_by_its_own_spectrum() {
+        let rate = 48_000.0;
+        let mut body = BodyResonator::new(rate);
+        body.set_model(BODIES[1]);
+        let amplitudes = [0.25, 1.0, 0.1, 0.3, 0.02, 0.1, 0.05, 0.02];
+        let (mut worst_heard, mut worst_assumed) = (0.0f64, 0.0f64);
+        for key in [48.0, 53.0, 58.0, 60.0, 65.0, 71.0] {
+            let f0 = rosin_physics::string::tuning::midi_key_to_hz(key);
+            let mix = 0.7;
+            body.reset();
+            let (mut dry, mut wet) = (0.0, 0.0);
+            let samples = (2.0 * rate) as usize;
+            for n in 0..samples {
+                let t = n as f64 / rate;
+                let x: f64 = amplitudes.iter().enumerate().map(|(k, a)| a * (std::f64::consts::TAU * (k + 1) as f64 * f0 * t).sin()).sum();
+                let y = x + mix * (body.tick(x) - x);
+                if n >= samples / 2 {
+                    dry += x * x;
+                    wet += y * y;
+                }
+            }
+            let through = (wet / dry).sqrt();
+            let mut at = BodyAtHarmonics::default();
+            at.compute(&body, 1, key);
+            let assumed = at.evening_gain(mix);
+            let mut powers = [0.0; EVENING_HARMONICS];
+            powers[..amplitudes.len()].iter_mut().zip(amplitudes).for_each(|(p, a)| *p = a * a);
+            at.hear(&powers);
+            let heard = at.evening_gain(mix);
+            worst_heard = worst_heard.max((20.0 * (heard * through).log10()).abs());
+            worst_assumed = worst_assumed.max((20.0 * (assumed * through).log10()).abs());
+        }
+        println!("off the dry level: {worst_heard:.2} dB evened by what was heard, {worst_assumed:.2} dB by 1/n");
+        assert!(worst_heard < 0.3, "a heard note comes through {worst_heard:.2} dB off its dry level");
+        assert!(worst_assumed > 1.0, "the test's spectrum is too near 1/n to tell ({worst_assumed:.2} dB)");
     }
 }

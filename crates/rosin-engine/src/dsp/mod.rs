@@ -5,6 +5,7 @@ pub mod dc_blocker;
 pub mod decimator;
 pub mod denormals;
 pub mod evening;
+pub mod harmonic_probe;
 pub mod host_rate;
 pub mod output;
 pub mod ramp;

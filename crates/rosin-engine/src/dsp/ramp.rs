@@ -91,6 +91,11 @@ impl LinearRamp {
     pub fn target(&self) -> f64 {
         self.target
     }
+
+    /// Samples until the target is reached.
+    pub fn remaining_samples(&self) -> u32 {
+        self.remaining
+    }
 }
 
 #[cfg(test)]
