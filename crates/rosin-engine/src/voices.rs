@@ -1036,8 +1036,9 @@ fn designed_body(index: usize, sample_rate_hz: f64) -> BodyResonator {
 /// about 17 ms), short enough to follow automation.
 pub const BODY_CROSSFADE_S: f64 = 0.08;
 /// How long a note's level takes to reach the evening of what was heard of it (s): slow
-/// enough not to be heard as a step, inside the bow's attack for most notes.
-pub const EVENING_GLIDE_S: f64 = 0.08;
+/// enough to be heard as the note settling, not as a swell (80 ms was: a viola scale's first
+/// notes on their keys dipped 4 dB and came back).
+pub const EVENING_GLIDE_S: f64 = 0.25;
 
 /// How many designed grids the engine keeps: a piano's range at the defaults (the high keys
 /// twice, oversampled), and room for the keys a piece plays on other settings.
