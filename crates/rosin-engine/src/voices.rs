@@ -378,7 +378,12 @@ impl Engine {
                 }
                 None => self.controls_dirty = true,
             }
-            voice.listen_for(key);
+            // Listened to only once its response is at this key: what is heard is kept with
+            // the response it was heard for (a voice whose response waits is listened to at
+            // the push that brings it).
+            if voice.body_at_harmonics.key() == key {
+                voice.listen_for(key);
+            }
         }
         for drum in self.drums.iter_mut().filter(|v| !v.is_free()) {
             let shaped = shaped_for(&drum.note, &drum.expression);

@@ -34,6 +34,12 @@ pub fn evening_key(key: f64) -> f64 {
 
 /// The harmonics of a note whose body response sets its evening gain.
 pub const EVENING_HARMONICS: usize = 16;
+/// How many of a note at `f0_hz`'s harmonics the evening weighs: the first
+/// [`EVENING_HARMONICS`] below 0.45 of the sample rate, and at least the fundamental.
+pub fn harmonic_count(f0_hz: f64, sample_rate_hz: f64) -> usize {
+    (1..=EVENING_HARMONICS).take_while(|&n| n == 1 || n as f64 * f0_hz <= 0.45 * sample_rate_hz).count()
+}
+
 /// The most a note is played heavier, to lift it out of a dip of the body (dB): more would
 /// raise the peaks of the notes there past the presets' headroom.
 pub const MAX_EVENING_DB: f64 = 9.0;
@@ -67,14 +73,9 @@ impl BodyAtHarmonics {
     /// Works the response out for `key` on `body`, numbered `body_index`. Never allocates.
     fn compute(&mut self, body: &BodyResonator, body_index: usize, key: f64) {
         let f0 = rosin_physics::string::tuning::midi_key_to_hz(key);
-        let highest = 0.45 * body.sample_rate_hz();
-        self.count = 0;
-        for n in 1..=EVENING_HARMONICS {
-            if n > 1 && f0 * n as f64 > highest {
-                break;
-            }
+        self.count = harmonic_count(f0, body.sample_rate_hz());
+        for n in 1..=self.count {
             self.response[n - 1] = body.response_at(f0 * n as f64);
-            self.count = n;
         }
         self.key = key;
         self.body = body_index;
@@ -94,11 +95,6 @@ impl BodyAtHarmonics {
     /// The key whose response this is (NaN before any).
     pub fn key(&self) -> f64 {
         self.key
-    }
-
-    /// Whether a note at this key has been heard.
-    pub fn has_heard(&self) -> bool {
-        self.heard.is_some()
     }
 
     /// The evening gain at a dry-and-body mix of `body_mix`.

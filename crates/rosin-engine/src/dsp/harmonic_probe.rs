@@ -5,7 +5,7 @@
 //! string bowed near its lower Schelleng bound puts its second harmonic 15 dB under its
 //! fundamental, not 6.
 
-use crate::dsp::evening::EVENING_HARMONICS;
+use crate::dsp::evening::{harmonic_count, EVENING_HARMONICS};
 
 /// Harmonic amplitudes over a rectangular window of a whole number of periods, one
 /// correlation per harmonic, its complex exponential advanced by a rotation each sample (no
@@ -40,16 +40,12 @@ impl HarmonicProbe {
     /// one); whatever it was listening to before is dropped.
     pub fn listen(&mut self, f0_hz: f64, sample_rate_hz: f64, after_samples: u32, periods: u32) {
         let w = std::f64::consts::TAU * f0_hz / sample_rate_hz;
-        self.count = 0;
-        for n in 1..=EVENING_HARMONICS {
-            if n > 1 && n as f64 * f0_hz > 0.45 * sample_rate_hz {
-                break;
-            }
+        self.count = harmonic_count(f0_hz, sample_rate_hz);
+        for n in 1..=self.count {
             let (sin, cos) = (n as f64 * w).sin_cos();
             self.step[n - 1] = (cos, -sin);
             self.phasor[n - 1] = (1.0, 0.0);
             self.sum[n - 1] = (0.0, 0.0);
-            self.count = n;
         }
         self.energy = 0.0;
         self.length = (periods.max(1) as f64 * sample_rate_hz / f0_hz).round().max(1.0) as u32;
