@@ -18,7 +18,8 @@
 //! (no per-string Schelleng mapping: one membrane, the paper's ranges). Drum Friction
 //! Model chooses the bow's law from the strings' laws
 //! ([`rosin_physics::bow::contact::FrictionContact`]), through the same contact line
-//! `v = v_free - coupling f`; it is taken up when a note starts on a drum at rest. Every law reads the paper's bow (`muS`, `muC`, `vS`, `s0`, `s1`, `s2`).
+//! `v = v_free - coupling f`; it is taken up when a note starts on a drum at rest. Every law reads the paper's bow (`muS`, `muC`, `vS`, `s0`, `s1`, `s2`);
+//! Dahl's law presses a softer bristle harder ([`LawBow`]), so that it holds the tone.
 //!
 //! Two things are Rosin's own, so that the drum plays across its keys (`docs/physics.md`):
 //! below [`BRISTLE_REFERENCE_WAVE_SPEED_MPS`] the bristles soften as `c^2`, as the
@@ -97,6 +98,8 @@ pub struct DrumVoice {
     last_output: f64,
     applied: DrumControls,
     recoveries: u64,
+    /// How the note's friction law meets the membrane.
+    law_bow: LawBow,
 }
 
 impl DrumVoice {
@@ -156,6 +159,7 @@ impl DrumVoice {
             last_output: 0.0,
             applied: DrumControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_x_m: 0.15, bow_y_m: 0.15, tuning: MembraneTuning::default() },
             recoveries: 0,
+            law_bow: LawBow::AS_PLAYED,
         }
     }
 
@@ -244,6 +248,7 @@ impl DrumVoice {
         if model != self.drum.bow.model() {
             self.drum.bow.set_model(model);
         }
+        self.law_bow = LawBow::for_model(model);
         self.note_wave_speed_mps = self.in_tune_wave_speed_mps(note.note as f64, quality);
         self.paper = quality == DrumQuality::Paper;
         self.dc_blocker.reset();
@@ -355,13 +360,13 @@ impl DrumVoice {
         // point, and the drum would lock to a higher mode or go raucous. The Paper resolution
         // keeps the paper's bow, as published.
         let softening = if self.paper { 1.0 } else { (wave_speed / BRISTLE_REFERENCE_WAVE_SPEED_MPS).powi(2).min(1.0) };
-        let s0 = PAPER_BRISTLE_STIFFNESS_N_PER_M * softening;
+        let s0 = PAPER_BRISTLE_STIFFNESS_N_PER_M * softening * self.law_bow.bristle_scale;
         friction.bristle_stiffness_n_per_m = s0;
         friction.bristle_damping_kg_per_s = 0.001 * s0.sqrt();
         let (x, y) = (self.bow_x.next(), self.bow_y.next());
         let (bow_x_m, bow_y_m) = self.bow_point_m(x, y);
         let controls = DrumControls {
-            normal_force_n: self.force.next() * self.envelope.pressure() * (0.6 + 0.4 * self.velocity),
+            normal_force_n: self.force.next() * self.law_bow.force_scale_at(wave_speed) * self.envelope.pressure() * (0.6 + 0.4 * self.velocity),
             bow_velocity_mps: self.bow_velocity.next() * self.envelope.speed(),
             bow_x_m,
             bow_y_m,
@@ -394,6 +399,54 @@ impl DrumVoice {
             self.kill();
         }
         output
+    }
+}
+
+/// How a friction law's bow meets the membrane, on top of the controls: Rosin's own, chosen
+/// by measurement so that every law holds the drum's tone (issue 17; `docs/physics.md`,
+/// "Every friction law on the drum").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LawBow {
+    /// On the bristle stiffness the drum gives the elasto-plastic law.
+    pub bristle_scale: f64,
+    /// On the played bow force, at the reference wave speed.
+    pub force_scale: f64,
+    /// The force scale grows as the wave speed to this power.
+    pub force_exponent: f64,
+}
+
+impl LawBow {
+    /// The bow as the controls give it.
+    pub const AS_PLAYED: LawBow = LawBow { bristle_scale: 1.0, force_scale: 1.0, force_exponent: 0.0 };
+
+    /// What the played force is multiplied by at `wave_speed_mps`.
+    #[inline]
+    pub fn force_scale_at(&self, wave_speed_mps: f64) -> f64 {
+        if self.force_exponent == 0.0 {
+            return self.force_scale;
+        }
+        self.force_scale * (wave_speed_mps / BRISTLE_REFERENCE_WAVE_SPEED_MPS).powf(self.force_exponent)
+    }
+
+    pub fn for_model(model: FrictionModel) -> Self {
+        match model {
+            // The drum's own law, and the refined law with its hair, as played.
+            FrictionModel::ElastoPlastic | FrictionModel::PassiveRefined => Self::AS_PLAYED,
+            // Dahl's bristle is dragged along even while it unloads, so it holds the
+            // membrane differently from the elasto-plastic bristle at the same stiffness
+            // and force. As played, the membrane's higher modes take the contact over: on
+            // E2 to E4 in tritones the tone fades by 7 dB in 0.3 s or locks to another
+            // mode. With a fifth of the stiffness the keys up to middle C hold at the
+            // played force; above it, where the membrane's impedance grows with its wave
+            // speed, they need more, and the low keys less. So the force is 1.5 times the
+            // played one at middle C's wave speed and goes as its square root: 0.84 times
+            // at E2, 1.8 times at F#4. Then every key from C2 to F#4, at velocities 40, 90
+            // and 127, is periodic (0.99) and within 8 cents.
+            FrictionModel::Dahl => LawBow { bristle_scale: 0.2, force_scale: 1.5, force_exponent: 0.5 },
+            // No stiffness or force found holds the hyperbolic law's tone (see
+            // `tests/drum_keys.rs`): it is played as the controls say.
+            FrictionModel::Hyperbolic => Self::AS_PLAYED,
+        }
     }
 }
 
