@@ -120,8 +120,8 @@ fn every_friction_law_sustains_the_default_drum() {
 /// Dahl's law on the drum, with the softer bristle pressed harder that the drum gives it
 /// (`rosin_engine::drum_voice::LawBow`): at velocities 40, 90 and 127 every key from E2 to
 /// E4 (in tritones; every key with ROSIN_PHRASES=full) sounds its pitch within 10 cents
-/// with periodicity 0.95. Played as the controls say, four of these keys fade or lock to
-/// another mode.
+/// with periodicity 0.95. Played as the controls say, at velocity 90, E3 and E4 faded by 8
+/// and 7 dB in 0.3 s and A#3 read 0.82.
 #[test]
 fn dahls_law_plays_the_default_drum_in_tune_at_every_velocity() {
     let dahl = FrictionModel::ALL.iter().position(|&m| m == FrictionModel::Dahl).unwrap();
