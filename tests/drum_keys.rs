@@ -32,14 +32,24 @@ struct KeyReport {
     rms_db: f64,
 }
 
-fn play(controls: &Controls, key: u8) -> KeyReport {
-    let phrase = melody(&[key], 1.2, 0.0, 90.0 / 127.0, 0.0, RATE_HZ);
-    let out = render_phrase(&phrase, controls, RATE_HZ);
+/// Bows `key` for 1.2 s at `velocity` (MIDI) and judges it from 0.4 s on.
+fn play_at(controls: &Controls, key: u8, velocity: f64, rate_hz: f64) -> KeyReport {
+    let phrase = melody(&[key], 1.2, 0.0, velocity / 127.0, 0.0, rate_hz);
+    let out = render_phrase(&phrase, controls, rate_hz);
     let note = PhraseNote { settle_s: 0.4, ..phrase.notes[0] };
     let f0 = midi_key_to_hz(key as f64);
-    let steady = &out[note.steady(RATE_HZ)];
-    let (periodicity, hz) = periodicity_and_pitch(steady, RATE_HZ, f0);
+    let steady = &out[note.steady(rate_hz)];
+    let (periodicity, hz) = periodicity_and_pitch(steady, rate_hz, f0);
     KeyReport { key, periodicity, cents: common::cents(hz, f0), rms_db: common::db(common::rms(steady)) }
+}
+
+fn play(controls: &Controls, key: u8) -> KeyReport {
+    play_at(controls, key, 90.0, RATE_HZ)
+}
+
+/// Every key with ROSIN_PHRASES=full, every `step`th otherwise.
+fn key_step(step: usize) -> usize {
+    if std::env::var("ROSIN_PHRASES").is_ok_and(|v| v == "full") { 1 } else { step }
 }
 
 /// Plays `keys`, prints each, and returns the worst periodicity, the worst pitch (cents) and
@@ -73,8 +83,7 @@ fn every_key_of_each_drum_preset_sounds_its_pitch_and_is_periodic() {
 fn the_default_drum_is_in_tune_over_two_octaves() {
     let controls = Controls { instrument: 1.0, ..Controls::default() };
     // E2 to E4; every key with ROSIN_PHRASES=full, every other one otherwise.
-    let step = if std::env::var("ROSIN_PHRASES").is_ok_and(|v| v == "full") { 1 } else { 2 };
-    let (periodicity, cents, _) = play_all("Default drum", &controls, (40..=64).step_by(step));
+    let (periodicity, cents, _) = play_all("Default drum", &controls, (40..=64).step_by(key_step(2)));
     assert!(periodicity >= 0.9, "a key's periodicity is {periodicity:.3}");
     assert!(cents <= 10.0, "a key is {cents:.1} cents off");
 }
@@ -121,13 +130,13 @@ fn every_friction_law_sustains_the_default_drum() {
 /// Dahl's law on the drum, with the softer bristle pressed harder that the drum gives it
 /// (`rosin_engine::drum_voice::LawBow`): at velocities 40, 90 and 127 every key from E2 to
 /// E4 (in tritones; every key with ROSIN_PHRASES=full) sounds its pitch within 10 cents
-/// with periodicity 0.95, and so do the tritones at velocity 90 at 44.1 and 96 kHz. Played as the controls say, at velocity 90, E3 and E4 faded by 8
-/// and 7 dB in 0.3 s and A#3 read 0.82.
+/// with periodicity 0.95, and so do the tritones at velocity 90 at 44.1 and 96 kHz. Played
+/// as the controls say, at velocity 90, E3 and E4 faded by 8 and 7 dB in 0.3 s and A#3 read
+/// 0.82.
 #[test]
 fn dahls_law_plays_the_default_drum_in_tune_at_every_velocity() {
     let dahl = FrictionModel::ALL.iter().position(|&m| m == FrictionModel::Dahl).unwrap();
     let controls = Controls { instrument: 1.0, drum_friction_model: dahl as f64, ..Controls::default() };
-    let step = if std::env::var("ROSIN_PHRASES").is_ok_and(|v| v == "full") { 1 } else { 6 };
     // The three velocities at 48 kHz, and velocity 90 at two other rates (the drum's grid
     // is drawn anew for each), there in tritones only: at 96 kHz G#3 (key 56) reads 0.82
     // and +113 cents under Dahl's law and 0.90 and +64 cents under Dupont's, the drum's own
@@ -135,16 +144,10 @@ fn dahls_law_plays_the_default_drum_in_tune_at_every_velocity() {
     let cases = [(40.0, RATE_HZ), (90.0, RATE_HZ), (127.0, RATE_HZ), (90.0, 44_100.0), (90.0, 96_000.0)];
     for (velocity, rate_hz) in cases {
         println!("Dahl, velocity {velocity}, {rate_hz} Hz:");
-        for key in (40..=64).step_by(if rate_hz == RATE_HZ { step } else { 6 }) {
-            let phrase = melody(&[key], 1.2, 0.0, velocity / 127.0, 0.0, rate_hz);
-            let out = render_phrase(&phrase, &controls, rate_hz);
-            let note = PhraseNote { settle_s: 0.4, ..phrase.notes[0] };
-            let f0 = midi_key_to_hz(key as f64);
-            let steady = &out[note.steady(rate_hz)];
-            let (periodicity, hz) = periodicity_and_pitch(steady, rate_hz, f0);
-            let cents = common::cents(hz, f0);
-            println!("  key {key}: periodicity {periodicity:.3}, {cents:+.1} cents, rms {:.1} dB", common::db(common::rms(steady)));
-            assert!(periodicity >= 0.95 && cents.abs() <= 10.0, "Dahl, velocity {velocity}, {rate_hz} Hz, key {key}: periodicity {periodicity:.3}, {cents:+.1} cents");
+        for key in (40..=64).step_by(if rate_hz == RATE_HZ { key_step(6) } else { 6 }) {
+            let r = play_at(&controls, key, velocity, rate_hz);
+            println!("  key {key}: periodicity {:.3}, {:+.1} cents, rms {:.1} dB", r.periodicity, r.cents, r.rms_db);
+            assert!(r.periodicity >= 0.95 && r.cents.abs() <= 10.0, "Dahl, velocity {velocity}, {rate_hz} Hz, key {key}: periodicity {:.3}, {:+.1} cents", r.periodicity, r.cents);
         }
     }
 }
