@@ -63,6 +63,7 @@ const CONTRACT_IDS: &[&str] = &[
     "bow_width",
     "bow_torsion",
     "string_weight",
+    "drum_radiation",
 ];
 
 fn library() -> ClapLibrary {

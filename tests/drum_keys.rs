@@ -8,10 +8,11 @@
 //! higher mode; and an ear times the open end's wave and corrects the wave speed, as on the
 //! strings, taking out the bow's flattening (up to 100 cents on a heavily bowed low key).
 //!
-//! Levels: over a drum preset's range no key strays more than 5 dB from a straight line of
-//! level (issue 14 asks for 3). The default drum's levels are printed: at its default
-//! 6 N some keys sit on the tube's resonance and are 10 to 25 dB quieter; pressed harder
-//! (the presets bow at 12 N) they speak as loud as their neighbours.
+//! Levels: over a drum preset's range no key strays more than 3 dB from a straight line of
+//! level (issue 14). The presets are heard from the membrane (Drum Radiation 100 %): from
+//! the tube's open end, as onofrei2021 hears it, the tube's resonances put neighbouring keys
+//! up to 7 dB apart (the Rummelpot strayed 4.0 dB from its line, the Cuica 3.6). The
+//! default drum, heard from the open end, has its levels printed (3.4 dB from its line).
 
 mod common;
 
@@ -23,7 +24,7 @@ use rosin_physics::string::tuning::midi_key_to_hz;
 
 const RATE_HZ: f64 = 48_000.0;
 /// The most a drum preset's key may stray from a straight line of level over its range.
-const MAX_LEVEL_DEVIATION_DB: f64 = 5.0;
+const MAX_LEVEL_DEVIATION_DB: f64 = 3.0;
 
 struct KeyReport {
     key: u8,
@@ -43,20 +44,17 @@ fn play_at(controls: &Controls, key: u8, velocity: f64, rate_hz: f64) -> KeyRepo
     KeyReport { key, periodicity, cents: common::cents(hz, f0), rms_db: common::db(common::rms(steady)) }
 }
 
-fn play(controls: &Controls, key: u8) -> KeyReport {
-    play_at(controls, key, 90.0, RATE_HZ)
-}
 
 /// Every key with ROSIN_PHRASES=full, every `step`th otherwise.
 fn key_step(step: usize) -> usize {
     if std::env::var("ROSIN_PHRASES").is_ok_and(|v| v == "full") { 1 } else { step }
 }
 
-/// Plays `keys`, prints each, and returns the worst periodicity, the worst pitch (cents) and
-/// how far the levels stray from a straight line (dB).
-fn play_all(name: &str, controls: &Controls, keys: impl Iterator<Item = u8>) -> (f64, f64, f64) {
-    println!("{name}:");
-    let reports: Vec<KeyReport> = keys.map(|key| play(controls, key)).collect();
+/// Plays `keys` at velocity 90 and `rate_hz`, prints each, and returns the worst
+/// periodicity, the worst pitch (cents) and how far the levels stray from a straight line (dB).
+fn play_all(name: &str, controls: &Controls, keys: impl Iterator<Item = u8>, rate_hz: f64) -> (f64, f64, f64) {
+    println!("{name} at {rate_hz} Hz:");
+    let reports: Vec<KeyReport> = keys.map(|key| play_at(controls, key, 90.0, rate_hz)).collect();
     for r in &reports {
         println!("  key {:3}  periodicity {:.3}  {:+6.1} cents  rms {:6.1} dB", r.key, r.periodicity, r.cents, r.rms_db);
     }
@@ -71,11 +69,29 @@ fn play_all(name: &str, controls: &Controls, keys: impl Iterator<Item = u8>) -> 
 fn every_key_of_each_drum_preset_sounds_its_pitch_and_is_periodic() {
     for preset in PRESETS.iter().filter(|p| p.controls().instrument >= 0.5) {
         let (low, high) = preset.keys;
-        let (periodicity, cents, levels_db) = play_all(preset.name, &preset.controls(), low..=high);
+        let (periodicity, cents, levels_db) = play_all(preset.name, &preset.controls(), low..=high, RATE_HZ);
         assert!(periodicity >= 0.9, "{}: a key's periodicity is {periodicity:.3}", preset.name);
         assert!(cents <= 10.0, "{}: a key is {cents:.1} cents off", preset.name);
-        // Issue 14 asks for 3 dB; what holds today, key by key, is this.
         assert!(levels_db <= MAX_LEVEL_DEVIATION_DB, "{}: a key's level is {levels_db:.1} dB off the line", preset.name);
+    }
+}
+
+/// The drum presets at the other rates hosts run at: every key at 44.1 kHz, every other
+/// key at 96 kHz (every key with ROSIN_PHRASES=full), judged as at 48 kHz. A key's place
+/// among the membrane's modes moves a little with the grid, which the rate sets: with the
+/// presets' earlier bows the Cuica's C#4 at 44.1 kHz and D4 at 96 kHz, and the Rummelpot's
+/// F3 at 96 kHz, locked to a weak motion 15 to 25 dB under their neighbours (the Cuica now
+/// bows at 15 N, not 12; the Rummelpot at 0.38 of the diameter, not 0.35).
+#[test]
+fn every_key_of_each_drum_preset_holds_at_44_1_and_96_khz() {
+    for (rate_hz, step) in [(44_100.0, 1), (96_000.0, key_step(2))] {
+        for preset in PRESETS.iter().filter(|p| p.controls().instrument >= 0.5) {
+            let (low, high) = preset.keys;
+            let (periodicity, cents, levels_db) = play_all(preset.name, &preset.controls(), (low..=high).step_by(step), rate_hz);
+            assert!(periodicity >= 0.9, "{} at {rate_hz} Hz: a key's periodicity is {periodicity:.3}", preset.name);
+            assert!(cents <= 10.0, "{} at {rate_hz} Hz: a key is {cents:.1} cents off", preset.name);
+            assert!(levels_db <= MAX_LEVEL_DEVIATION_DB, "{} at {rate_hz} Hz: a key's level is {levels_db:.1} dB off the line", preset.name);
+        }
     }
 }
 
@@ -83,7 +99,7 @@ fn every_key_of_each_drum_preset_sounds_its_pitch_and_is_periodic() {
 fn the_default_drum_is_in_tune_over_two_octaves() {
     let controls = Controls { instrument: 1.0, ..Controls::default() };
     // E2 to E4; every key with ROSIN_PHRASES=full, every other one otherwise.
-    let (periodicity, cents, _) = play_all("Default drum", &controls, (40..=64).step_by(key_step(2)));
+    let (periodicity, cents, _) = play_all("Default drum", &controls, (40..=64).step_by(key_step(2)), RATE_HZ);
     assert!(periodicity >= 0.9, "a key's periodicity is {periodicity:.3}");
     assert!(cents <= 10.0, "a key is {cents:.1} cents off");
 }

@@ -151,3 +151,49 @@ fn a_diverging_drum_is_recovered_silently() {
     engine.render(&mut buffer);
     assert!(buffer.iter().all(|s| s.is_finite()) && peak(&buffer) > 0.001);
 }
+
+#[test]
+fn drum_radiation_hears_the_open_end_the_membrane_or_a_blend_of_the_same_drum() {
+    use rosin_engine::drum_voice::{DrumVoice, MEMBRANE_RADIATION_S, OUTPUT_SCALE_PER_M};
+    use rosin_engine::voice::NoteId;
+    // Three voices in step, heard from the open end, half and half, and the membrane: the
+    // control only chooses what is heard (the drum and its ear are the same in all three),
+    // so the blend is the mean of the two ends, and at 100 % the output is the membrane's
+    // mean velocity under the tube (the rigid connection's `I_t zeta`, differenced).
+    let rate_hz = 48_000.0;
+    let note = NoteId { channel: 0, note: 50, voice_id: None };
+    let mut voices: Vec<DrumVoice> = [0.0, 50.0, 100.0]
+        .iter()
+        .map(|&radiation| {
+            let controls = Controls { drum_radiation_percent: radiation, ..drum_controls() };
+            let mut voice = DrumVoice::new(rate_hz);
+            voice.start(note, 0.7, 0, &controls);
+            voice
+        })
+        .collect();
+    let (mut open_end, mut membrane, mut previous_m) = (Vec::new(), Vec::new(), 0.0);
+    let mut worst_blend = 0.0f64;
+    let mut worst_membrane = 0.0f64;
+    for _ in 0..(0.8 * rate_hz) as usize {
+        let out: Vec<f64> = voices.iter_mut().map(|v| v.tick()).collect();
+        let connected_m = voices[2].drum().connected_displacement_m();
+        let expected = MEMBRANE_RADIATION_S * (connected_m - previous_m) * rate_hz * OUTPUT_SCALE_PER_M;
+        previous_m = connected_m;
+        worst_membrane = worst_membrane.max((out[2] - expected).abs());
+        worst_blend = worst_blend.max((out[1] - 0.5 * (out[0] + out[2])).abs());
+        open_end.push(out[0]);
+        membrane.push(out[2]);
+        // The tube's side of the connection is the membrane's, as the connection holds.
+        let drum = voices[2].drum();
+        assert!((drum.connected_displacement_m() - drum.connection_displacement_m()).abs() <= 1e-12 * drum.connection_displacement_m().abs().max(1e-9));
+    }
+    let level = |x: &[f64]| db(x.iter().map(|s| s * s).sum::<f64>().sqrt() / (x.len() as f64).sqrt());
+    let (open_db, membrane_db) = (level(&open_end[open_end.len() / 2..]), level(&membrane[membrane.len() / 2..]));
+    println!("key 50: open end {open_db:.1} dB, membrane {membrane_db:.1} dB; blend off the mean by {worst_blend:e}, membrane off its velocity by {worst_membrane:e}");
+    assert!(worst_membrane <= 1e-12, "at 100 % the output is not the membrane's velocity ({worst_membrane:e})");
+    assert!(worst_blend <= 1e-12, "the blend is not the mean of the two ({worst_blend:e})");
+    assert!(open_db > -40.0 && membrane_db > -40.0, "a silent end: {open_db:.1} and {membrane_db:.1} dB");
+    // Two different signals, of the same drum.
+    let difference: Vec<f64> = open_end.iter().zip(&membrane).map(|(a, b)| a - b).collect();
+    assert!(level(&difference[difference.len() / 2..]) > membrane_db - 20.0, "the two ends sound the same");
+}

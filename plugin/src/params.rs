@@ -117,6 +117,8 @@ pub struct RosinParams {
     pub bow_torsion: IntParam,
     #[id = "string_weight"]
     pub string_weight: FloatParam,
+    #[id = "drum_radiation"]
+    pub drum_radiation: FloatParam,
 }
 
 /// Starting values that replace the specs' defaults for this process: set once by
@@ -245,6 +247,7 @@ impl Default for RosinParams {
             bow_width: choice(&controls::BOW_WIDTH),
             bow_torsion: choice(&controls::BOW_TORSION),
             string_weight: param(&controls::STRING_WEIGHT),
+            drum_radiation: param(&controls::DRUM_RADIATION),
         }
     }
 }
@@ -298,6 +301,7 @@ impl RosinParams {
             "bow_width" => Int(&self.bow_width),
             "bow_torsion" => Int(&self.bow_torsion),
             "string_weight" => Float(&self.string_weight),
+            "drum_radiation" => Float(&self.drum_radiation),
             _ => return None,
         })
     }

@@ -13,6 +13,11 @@
 //! - Variation `v` and Rate `r`: vibrato of `0.3 v` m/s on `c` at `r` Hz.
 //! - Gain `g`: `4 (g - 5)` dB on the output. The output is also scaled by `c / c60(6.5)`,
 //!   since the membrane's displacement grows about as `1 / c`.
+//! - Drum Radiation `r` (Rosin's own, 0 to 100 %): at 0 the output is the open end's
+//!   displacement as above, to the bit; at 100 % the membrane's mean velocity under the
+//!   tube (the connection's `I_t zeta`, differenced) times [`MEMBRANE_RADIATION_S`], not
+//!   scaled by `c`; between, the blend `(1 - r) open + r membrane`. The open end's level
+//!   jumps from key to key with the tube's resonances; the membrane's does not.
 //!
 //! Bow force and velocity are the string's parameters, used as the paper's `fN` and `vB`
 //! (no per-string Schelleng mapping: one membrane, the paper's ranges). Drum Friction
@@ -42,6 +47,9 @@ use crate::voice::NoteId;
 /// The open end's displacement (m) to full scale, for middle C's wave speed: a default
 /// note peaks near -6 dBFS.
 pub const OUTPUT_SCALE_PER_M: f64 = 8000.0;
+/// The membrane's velocity (m/s) to the open end's displacement (m) it is heard as at
+/// Drum Radiation 100 %: at the default controls a middle C is as loud from either.
+pub const MEMBRANE_RADIATION_S: f64 = 7.5e-4;
 /// Drum Gain: 5 is 0 dB, each step of the 0..10 scale 4 dB (-20 to +20 dB).
 pub const GAIN_DB_PER_STEP: f64 = 4.0;
 /// The bow stays this far inside the rim, as a fraction of the radius.
@@ -100,6 +108,10 @@ pub struct DrumVoice {
     recoveries: u64,
     /// How the note's friction law meets the membrane.
     law_bow: LawBow,
+    /// Drum Radiation, 0 to 1: how much is heard from the membrane.
+    radiation: LinearRamp,
+    /// The membrane's displacement under the tube at the last sample (m).
+    last_connected_m: f64,
 }
 
 impl DrumVoice {
@@ -160,6 +172,8 @@ impl DrumVoice {
             applied: DrumControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_x_m: 0.15, bow_y_m: 0.15, tuning: MembraneTuning::default() },
             recoveries: 0,
             law_bow: LawBow::AS_PLAYED,
+            radiation: ramp(c.drum_radiation_percent / 100.0),
+            last_connected_m: 0.0,
         }
     }
 
@@ -252,6 +266,7 @@ impl DrumVoice {
         self.note_wave_speed_mps = self.in_tune_wave_speed_mps(note.note as f64, quality);
         self.paper = quality == DrumQuality::Paper;
         self.dc_blocker.reset();
+        self.last_connected_m = 0.0;
         self.note = note;
         self.age = age;
         self.velocity = velocity.clamp(0.0, 1.0);
@@ -275,6 +290,7 @@ impl DrumVoice {
         self.variation.snap(c.drum_variation);
         self.rate.snap(c.drum_rate);
         self.gain.snap(c.drum_gain);
+        self.radiation.snap(c.drum_radiation_percent / 100.0);
         self.intonation_strength.snap(c.intonation_percent / 100.0);
     }
 
@@ -295,6 +311,7 @@ impl DrumVoice {
         self.variation.set_target(c.drum_variation);
         self.rate.set_target(c.drum_rate);
         self.gain.set_target(c.drum_gain);
+        self.radiation.set_target(c.drum_radiation_percent / 100.0);
         self.intonation_strength.set_target(c.intonation_percent / 100.0);
         self.envelope.set_release(c.bow_release_ms, self.sample_rate_hz);
     }
@@ -307,6 +324,7 @@ impl DrumVoice {
         self.envelope.free();
         self.drum.reset(0);
         self.dc_blocker.reset();
+        self.last_connected_m = 0.0;
         self.last_output = 0.0;
     }
 
@@ -388,7 +406,17 @@ impl DrumVoice {
         // It listens once the bow has come in: the attack's own periods are not the note's.
         let strength = self.intonation_strength.next() * if self.envelope.pressure() >= 0.95 { 1.0 } else { 0.0 };
         self.intonation.observe_wave(centred, strength);
-        let output = centred * OUTPUT_SCALE_PER_M * level * gain;
+        // Drum Radiation: the open end as onofrei2021 outputs it, or the membrane's motion
+        // under the tube (its weighted mean velocity, which the tube's resonances move far
+        // less from key to key), or a blend.
+        let connected_m = self.drum.connected_displacement_m();
+        let membrane_velocity_mps = (connected_m - self.last_connected_m) * self.sample_rate_hz;
+        self.last_connected_m = connected_m;
+        let radiation = self.radiation.next();
+        // At 0 exactly the open end's output as it always was, to the bit.
+        let open_end = centred * OUTPUT_SCALE_PER_M * level * gain;
+        let membrane = MEMBRANE_RADIATION_S * membrane_velocity_mps * OUTPUT_SCALE_PER_M * gain;
+        let output = (1.0 - radiation) * open_end + radiation * membrane;
         if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.drum.is_sane(DIVERGED_DISPLACEMENT_M)) {
             self.recoveries += 1;
             self.kill();

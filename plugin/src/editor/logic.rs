@@ -179,7 +179,7 @@ pub const CONTROL_GROUPS: &[(&str, &[&str])] = &[
     ("Bow", &["bow_force", "bow_velocity", "bow_position", "bow_attack", "bow_release", "noise", "string_weight"]),
     ("String", &["string_engine", "finger_position", "string_stiffness", "damping", "intonation"]),
     ("Friction", &["bow_model", "bow_width", "bow_torsion", "friction_model", "bristle_stiffness", "static_friction", "dynamic_friction", "stribeck_velocity"]),
-    ("Drum (0..10, as in onofrei2021)", &["drum_quality", "drum_friction_model", "drum_tuning", "drum_damping", "drum_noise", "drum_variation", "drum_rate", "drum_gain", "drum_bow_x", "drum_bow_y"]),
+    ("Drum (0..10, as in onofrei2021)", &["drum_quality", "drum_friction_model", "drum_tuning", "drum_damping", "drum_noise", "drum_variation", "drum_rate", "drum_gain", "drum_radiation", "drum_bow_x", "drum_bow_y"]),
 ];
 
 /// A control's value with its unit, as the editor's read-outs show it.

@@ -257,6 +257,13 @@ impl FrictionDrum {
         self.membrane.weighted_sum(self.membrane.current_displacement(), self.membrane_patch.weights(), self.membrane_patch.rows())
     }
 
+    /// `I_t zeta` at the current level: the tube's side of the rigid connection, which holds
+    /// it equal to the membrane's `I_m u` (the weighted mean displacement of the membrane
+    /// under the tube) up to rounding, for a few tube nodes instead of the membrane's patch.
+    pub fn connected_displacement_m(&self) -> f64 {
+        self.tube_patch.interpolate(self.tube.current_displacement())
+    }
+
     /// The bow's interpolated membrane displacement at the current level.
     pub fn bow_point_displacement_m(&self) -> f64 {
         self.bow_point.interpolate(self.membrane.current_displacement())
