@@ -44,7 +44,6 @@ fn play_at(controls: &Controls, key: u8, velocity: f64, rate_hz: f64) -> KeyRepo
     KeyReport { key, periodicity, cents: common::cents(hz, f0), rms_db: common::db(common::rms(steady)) }
 }
 
-
 /// Every key with ROSIN_PHRASES=full, every `step`th otherwise.
 fn key_step(step: usize) -> usize {
     if std::env::var("ROSIN_PHRASES").is_ok_and(|v| v == "full") { 1 } else { step }

@@ -1,6 +1,7 @@
 //! The friction drum as an instrument: MIDI notes in tune, the `instrument` choice, every
 //! resolution at the edges of the sample-rate range, the paper's controls audibly at work,
-//! random automation of every drum control (vibrato included), and recovery from NaN.
+//! random automation of every drum control (vibrato included), recovery from NaN, and Drum
+//! Radiation hearing the open end, the membrane or a blend of one and the same drum.
 
 #[path = "common/alloc_guard.rs"]
 mod alloc_guard;
