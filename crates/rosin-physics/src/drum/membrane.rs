@@ -43,7 +43,7 @@ pub fn min_grid_spacing_m(wave_speed_mps: f64, sigma1_m2_per_s: f64, time_step_s
     (2.0 * ck * ck + 8.0 * sigma1_m2_per_s * time_step_s).sqrt()
 }
 
-fn cpu_has_avx2() -> bool {
+pub(crate) fn cpu_has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2")
