@@ -110,6 +110,7 @@ pub const PRESETS: &[Preset] = &[
             ("body", 0.0),
             ("body_mix", 70.0),
             ("bow_force", 0.35),
+            ("string_weight", 35.0),
             ("sympathetic", 25.0),
             ("bristle_stiffness", 3e4),
             ("bow_attack", 120.0),
@@ -130,6 +131,7 @@ pub const PRESETS: &[Preset] = &[
             ("body", 1.0),
             ("body_mix", 70.0),
             ("bow_force", 0.35),
+            ("string_weight", 70.0),
             ("sympathetic", 25.0),
             ("noise", 0.01),
             ("bristle_stiffness", 3e4),
@@ -200,7 +202,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "Matusiak 2025 String",
         category: "Papers",
-        description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s at beta 0.0786. Dry, no body. The force is 3 N, near the paper's 2.343 N (the paper's bow is a 1 cm ribbon of compliant hair, Rosin's a point): from 5 to 12 N the point bow's G2 to D3 goes raucous erratically.",
+        description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s at beta 0.0786. Dry, no body. The force is the paper's 2.343 N (it was 3 N: the notes' levels then strayed 3.6 dB from a smooth line over the keys, now 3.0); the paper's bow is a 1 cm ribbon of compliant hair, Rosin's here a point, which from 5 to 12 N goes raucous erratically on G2 to D3.",
         home_key: 43,
         keys: (43, 79),
         values: &[
@@ -211,7 +213,7 @@ pub const PRESETS: &[Preset] = &[
             ("static_friction", 1.021),
             ("dynamic_friction", 0.507),
             ("stribeck_velocity", 0.228),
-            ("bow_force", 3.0),
+            ("bow_force", 2.343),
             ("sympathetic", 25.0),
             ("bow_velocity", 0.344),
             ("bow_position", 0.0786),
