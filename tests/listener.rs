@@ -179,6 +179,38 @@ fn a_step_from_a_dull_note_to_a_bright_one_is_not_a_burst_and_a_click_between_th
 }
 
 #[test]
+fn a_low_note_that_pulses_at_each_slip_reads_no_burst_where_nothing_changes() {
+    use common::listen::{listen, PhraseNote};
+    // A double bass's E1 (41.2 Hz) with noise that doubles for 3 ms at each slip, as a low
+    // bowed string's band above 6 kHz pulses once a period. Read as if a note changed in the
+    // middle of it, the change is no louder than the note (+0.2 dB): against the note's
+    // median 3 ms it read +6.5 dB, since a span of 90 ms always holds some slip's pulse.
+    let f0 = 41.2;
+    let (half, whole) = ((0.6 * RATE_HZ) as usize, (1.2 * RATE_HZ) as usize);
+    let mut signal = sawtooth(1.2, |_| f0);
+    let mut state = 0x2545_f491_u32;
+    let mut noise = || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as f32 / u32::MAX as f32 - 0.5
+    };
+    let period = (RATE_HZ / f0) as usize;
+    for (n, s) in signal.iter_mut().enumerate() {
+        let pulse = if n % period < (0.003 * RATE_HZ) as usize { 0.006 } else { 0.003 };
+        *s += pulse * noise();
+    }
+    let notes = [PhraseNote { key: 28.0, start: 0, end: half, settle_s: 0.15 }, PhraseNote { key: 28.0, start: half, end: whole, settle_s: 0.15 }];
+    let nothing = listen(&signal, RATE_HZ, &notes).changes[0].burst_db;
+    assert!(nothing.abs() < 1.5, "a change that did not happen reads {nothing:+.1} dB");
+    // A 2 ms broadband burst at the tone's peak there stands out.
+    let mut clicked = signal.clone();
+    clicked[half..half + (0.002 * RATE_HZ) as usize].iter_mut().for_each(|s| *s += 0.6 * noise());
+    let click = listen(&clicked, RATE_HZ, &notes).changes[0].burst_db;
+    assert!(click > 12.0, "a click reads only {click:+.1} dB");
+}
+
+#[test]
 fn a_note_speaks_when_its_motion_becomes_periodic() {
     // Noise for 120 ms, then the note.
     let f0 = 196.0;
