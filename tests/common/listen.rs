@@ -337,7 +337,6 @@ fn fundamental_periods(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, window: 
     let z = average(&average(&base));
     let (settled, delay) = (2 * length, length - 1);
     let power = |range: std::ops::Range<usize>| range.clone().map(|n| z[n].0 * z[n].0 + z[n].1 * z[n].1).sum::<f64>() / range.len().max(1) as f64;
-    let signal_power = signal.iter().map(|&x| (x as f64).powi(2)).sum::<f64>() / signal.len().max(1) as f64;
     (0..count)
         .map(|i| {
             // The window's own samples, as far as the averages have settled on them.
@@ -345,8 +344,12 @@ fn fundamental_periods(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, window: 
             if to < from + window / 2 {
                 return None;
             }
-            // The fundamental's share of the power (a sinusoid's baseband is half its power).
-            if 2.0 * power(from..to) < FOLLOWED_FUNDAMENTAL_SHARE * signal_power {
+            // The fundamental's share of the window's own power (a sinusoid's baseband is half
+            // its power; the averages lag the signal by `delay`). Against the whole note's
+            // mean power, a note still swelling as its steady part began had its quieter
+            // first windows refused, and was read from the best lags instead.
+            let window_power = signal[from - delay..to - delay].iter().map(|&x| (x as f64).powi(2)).sum::<f64>() / (to - from) as f64;
+            if 2.0 * power(from..to) < FOLLOWED_FUNDAMENTAL_SHARE * window_power {
                 return None;
             }
             let turned: f64 = (from + 1..to).map(|n| {
@@ -359,8 +362,9 @@ fn fundamental_periods(signal: &[f32], sample_rate_hz: f64, f0_hz: f64, window: 
         .collect()
 }
 
-/// The least share of a note's power its fundamental must carry to be followed.
-const FOLLOWED_FUNDAMENTAL_SHARE: f64 = 0.5;
+/// The least share of a window's power a note's fundamental must carry to be followed (a
+/// sawtooth's is 0.61).
+const FOLLOWED_FUNDAMENTAL_SHARE: f64 = 0.4;
 
 /// The period `signal` repeats at over many periods, from an estimate `period`. The lag's
 /// error is divided by the periods' count: the count doubles at each step, each search
