@@ -194,7 +194,7 @@ fn legato_scales_with_the_ribbon_are_clean() {
     // compass), with the ribbon bow, beside the
     // point bow's: each note periodic at its period and in tune, and no note change bursting
     // above 6 kHz by more than 12 dB (measured 9.4 dB, in Mono Legato; the point bow's
-    // scales in the phrase tests hold 8).
+    // scales in the phrase tests hold 6).
     for (mode, name, lowest) in [(2.0, "Mono Legato", 43), (1.0, "Four Strings", 55)] {
         let phrase = melody(&two_octave_scale(lowest), 0.4, 0.03, 90.0 / 127.0, 0.0, RATE_HZ);
         for (bow, label) in [(0.0, "point"), (1.0, "ribbon")] {
