@@ -8,6 +8,17 @@ use common::listen::{click_band_energy, periodicity_and_pitch, speaking_time_s, 
 
 const RATE_HZ: f64 = 48_000.0;
 
+/// Uniform white noise in [-0.5, 0.5), the same sequence every run (xorshift32).
+fn white_noise() -> impl FnMut() -> f32 {
+    let mut state = 0x2545_f491_u32;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as f32 / u32::MAX as f32 - 0.5
+    }
+}
+
 /// A band-limited sawtooth (the shape of a bowed string's bridge force) whose frequency
 /// follows `hz(t)`.
 fn sawtooth(seconds: f64, hz: impl Fn(f64) -> f64) -> Vec<f32> {
@@ -64,6 +75,26 @@ fn a_deep_or_slow_vibrato_is_read_at_its_centre_whatever_part_of_its_cycle_is_he
     }
 }
 
+/// A stiff steel string's bowed E4 (`F0_STEEL_E4_HZ`) around `centre` cents with a vibrato
+/// `depth` cents deep at 5.5 Hz: a sawtooth and a partial near its fifth harmonic, 31 cents
+/// sharp of it and three times as strong, its level times `swell(t)`.
+fn beating_steel_string(centre: f64, depth: f64, swell: impl Fn(f64) -> f64) -> Vec<f32> {
+    let pitch = |t: f64| F0_STEEL_E4_HZ * ((centre + depth * (std::f64::consts::TAU * 5.5 * t + 0.4).sin()) / 1200.0f64).exp2();
+    let string = sawtooth(0.4, pitch);
+    let mut phase = 0.0f64;
+    string
+        .iter()
+        .enumerate()
+        .map(|(n, &s)| {
+            let t = n as f64 / RATE_HZ;
+            phase += 5.0 * pitch(t) * (31.0f64 / 1200.0).exp2() / RATE_HZ;
+            swell(t) as f32 * (s + 0.6 * (std::f64::consts::TAU * phase).sin() as f32 * 0.2)
+        })
+        .collect()
+}
+
+const F0_STEEL_E4_HZ: f64 = 329.63;
+
 #[test]
 fn a_partial_beating_against_the_harmonics_does_not_move_the_pitch_read() {
     // A stiff steel string's bowed E4 (Willemsen 2019 Steel String, velocity 127): besides
@@ -73,21 +104,9 @@ fn a_partial_beating_against_the_harmonics_does_not_move_the_pitch_read() {
     // vibrato's centre sharp (+8 to +10 cents; here, with the partial three times the fifth
     // harmonic, +6). The fundamental is steady, and so is the pitch read, with and without
     // a vibrato.
-    let f0 = 329.63;
     for (depth, centre) in [(0.0, 0.0), (0.0, 3.0), (25.0, 0.0), (25.0, -2.0)] {
-        let pitch = |t: f64| f0 * ((centre + depth * (std::f64::consts::TAU * 5.5 * t + 0.4).sin()) / 1200.0f64).exp2();
-        let string = sawtooth(0.4, pitch);
-        let mut phase = 0.0f64;
-        let signal: Vec<f32> = string
-            .iter()
-            .enumerate()
-            .map(|(n, &s)| {
-                phase += 5.0 * pitch(n as f64 / RATE_HZ) * (31.0f64 / 1200.0).exp2() / RATE_HZ;
-                s + 0.6 * (std::f64::consts::TAU * phase).sin() as f32 * 0.2
-            })
-            .collect();
-        let (_, hz) = periodicity_and_pitch(&signal, RATE_HZ, f0);
-        let read = common::cents(hz, f0);
+        let (_, hz) = periodicity_and_pitch(&beating_steel_string(centre, depth, |_| 1.0), RATE_HZ, F0_STEEL_E4_HZ);
+        let read = common::cents(hz, F0_STEEL_E4_HZ);
         assert!((read - centre).abs() < 1.0, "{depth} cents of vibrato around {centre:+} cents: read {read:+.2}");
     }
 }
@@ -98,25 +117,13 @@ fn a_note_still_swelling_is_read_from_its_fundamental() {
     // all of it over the first 40 % of what is heard, as a low note still building does at
     // the start of its steady part. Its fundamental carries the same share of each window's
     // power throughout; measured against the whole note's mean power, the quiet first windows
-    // were refused, the note was read from its best lags and its centre pulled sharp (a
-    // double bass's C#2 under vibrato read +6 cents, its harmonics' mean frequency 0).
-    let f0 = 329.63;
+    // were refused, the note was read from its best lags and its centre pulled sharp (+6
+    // cents here; a double bass's C#2 under vibrato read +6 cents, its harmonics' mean
+    // frequency 0).
     for centre in [0.0, -2.0] {
-        let pitch = |t: f64| f0 * ((centre + 25.0 * (std::f64::consts::TAU * 5.5 * t + 0.4).sin()) / 1200.0f64).exp2();
-        let string = sawtooth(0.4, pitch);
-        let mut phase = 0.0f64;
-        let signal: Vec<f32> = string
-            .iter()
-            .enumerate()
-            .map(|(n, &s)| {
-                let t = n as f64 / RATE_HZ;
-                phase += 5.0 * pitch(t) * (31.0f64 / 1200.0).exp2() / RATE_HZ;
-                let swell = (1.0 / 3.0 + (2.0 / 3.0) * t / 0.16).min(1.0) as f32;
-                swell * (s + 0.6 * (std::f64::consts::TAU * phase).sin() as f32 * 0.2)
-            })
-            .collect();
-        let (_, hz) = periodicity_and_pitch(&signal, RATE_HZ, f0);
-        let read = common::cents(hz, f0);
+        let swelling = beating_steel_string(centre, 25.0, |t| (1.0 / 3.0 + (2.0 / 3.0) * t / 0.16).min(1.0));
+        let (_, hz) = periodicity_and_pitch(&swelling, RATE_HZ, F0_STEEL_E4_HZ);
+        let read = common::cents(hz, F0_STEEL_E4_HZ);
         assert!((read - centre).abs() < 1.0, "a swelling vibrato around {centre:+} cents: read {read:+.2}");
     }
 }
@@ -189,13 +196,7 @@ fn a_step_from_a_dull_note_to_a_bright_one_is_not_a_burst_and_a_click_between_th
     let mut signal: Vec<f32> = (0..whole).map(|n| 0.2 * ((std::f64::consts::TAU * f0 * n as f64 / RATE_HZ).sin() + 0.3 * (std::f64::consts::TAU * 2.0 * f0 * n as f64 / RATE_HZ).sin()) as f32).collect();
     signal[half..].copy_from_slice(&bright[half..]);
     // A little noise throughout, so the dull note's band is not empty.
-    let mut state = 0x2545_f491_u32;
-    let mut noise = || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        state as f32 / u32::MAX as f32 - 0.5
-    };
+    let mut noise = white_noise();
     signal.iter_mut().for_each(|s| *s += 1e-4 * noise());
     let notes = [PhraseNote { key: 57.0, start: 0, end: half, settle_s: 0.15 }, PhraseNote { key: 59.0, start: half, end: whole, settle_s: 0.15 }];
     let step = listen(&signal, RATE_HZ, &notes).changes[0].burst_db;
@@ -217,13 +218,7 @@ fn a_low_note_that_pulses_at_each_slip_reads_no_burst_where_nothing_changes() {
     let f0 = 41.2;
     let (half, whole) = ((0.6 * RATE_HZ) as usize, (1.2 * RATE_HZ) as usize);
     let mut signal = sawtooth(1.2, |_| f0);
-    let mut state = 0x2545_f491_u32;
-    let mut noise = || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        state as f32 / u32::MAX as f32 - 0.5
-    };
+    let mut noise = white_noise();
     let period = (RATE_HZ / f0) as usize;
     for (n, s) in signal.iter_mut().enumerate() {
         let pulse = if n % period < (0.003 * RATE_HZ) as usize { 0.006 } else { 0.003 };
