@@ -283,9 +283,9 @@ fn single_notes_across_the_range() {
     // velocity 101 read +5.3 cents by its spectrum's peak (`tests/clap_expression.rs`), and
     // at 2.2 or 2.7 N a scale's note went 17 to 165 cents off. It was 4.6 dB while the
     // violin's G string slipped twice a period at String Weight 0 (its preset now bows at
-    // 35 %, the viola's at 70 %). With the evening
-    // reckoned on a `1/n` spectrum it was 4.9 dB (the viola), up to 7 dB off on a single
-    // note, and the Ghost Cello's D#6 stood 6 dB out on a body mode 17 dB high.
+    // 35 %, the viola's at 70 %). With the evening reckoned on a `1/n` spectrum it was 4.9
+    // dB (the viola), up to 7 dB off on a single note, and the Ghost Cello's D#6 stood 6 dB
+    // out on a body mode 17 dB high.
     println!("levels: the furthest from a straight line, over every instrument, is {worst_levels:.1} dB");
     assert!(worst_levels <= MAX_LEVEL_DEVIATION_DB, "a note's level is {worst_levels:.1} dB off its instrument's line");
     // Issue 14 asks every note to speak within 150 ms; what holds is 99 in 100 (1 of 296

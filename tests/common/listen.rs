@@ -438,15 +438,15 @@ pub fn listen(signal: &[f32], sample_rate_hz: f64, notes: &[PhraseNote]) -> Phra
         let (periodicity, measured) = periodicity_and_pitch(part, sample_rate_hz, f0);
         reports.push(NoteReport { key: note.key, periodicity, cents: super::cents(measured, f0), rms_db: super::db(super::rms(part)) });
     }
+    // Each note's steady reading, once: a note is on both sides of a change.
+    let span = (CHANGE_SPAN_S * sample_rate_hz) as usize;
+    let steady_peaks: Vec<f64> = notes.iter().map(|note| typical_span_peak(&band[note.steady(sample_rate_hz)], span)).collect();
     let mut changes = Vec::new();
-    for pair in notes.windows(2) {
+    for (i, pair) in notes.windows(2).enumerate() {
         let (a, b) = (pair[0], pair[1]);
-        let span = (CHANGE_SPAN_S * sample_rate_hz) as usize;
-        let reference = typical_span_peak(&band[a.steady(sample_rate_hz)], span).max(typical_span_peak(&band[b.steady(sample_rate_hz)], span));
-        let change = b.start;
-        let from = change.saturating_sub((CHANGE_BEFORE_S * sample_rate_hz) as usize);
-        let to = (from + span).min(band.len());
-        let burst = band[from..to].iter().fold(0.0f64, |m, &v| m.max(v));
+        let reference = steady_peaks[i].max(steady_peaks[i + 1]);
+        let from = b.start.saturating_sub((CHANGE_BEFORE_S * sample_rate_hz) as usize);
+        let burst = loudest(&band[from..(from + span).min(band.len())]);
         changes.push(ChangeReport { from_key: a.key, to_key: b.key, burst_db: 10.0 * (burst / reference.max(1e-30)).log10() });
     }
     PhraseReport { notes: reports, changes, peak_dbfs: super::db(super::peak(signal) as f64) }
@@ -461,13 +461,17 @@ const CHANGE_SPAN_S: f64 = 0.090;
 /// median over spans starting every 2.5 ms (the loudest of all where `band` is shorter than
 /// a span).
 fn typical_span_peak(band: &[f64], span: usize) -> f64 {
-    let loudest = |values: &[f64]| values.iter().fold(0.0f64, |m, &v| m.max(v));
     if band.len() <= span {
         return loudest(band);
     }
     let hop = (span / 36).max(1);
     let mut peaks: Vec<f64> = (0..=band.len() - span).step_by(hop).map(|i| loudest(&band[i..i + span])).collect();
     median(&mut peaks)
+}
+
+/// The largest of `values` (0 when there are none; they are energies, never negative).
+fn loudest(values: &[f64]) -> f64 {
+    values.iter().fold(0.0f64, |m, &v| m.max(v))
 }
 
 /// The straight line through `(x, y)` by least squares, and the largest distance of a
