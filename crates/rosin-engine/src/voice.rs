@@ -27,7 +27,8 @@ use crate::dsp::decimator::{Decimator, MAX_FACTOR};
 pub use crate::dsp::ramp::{CONTROL_RAMP_S, PITCH_SMOOTHING_S};
 use crate::dsp::ramp::LinearRamp;
 use rosin_physics::bow::bowed_string::{BowedString, BowingControls};
-use rosin_physics::bow::contact::FrictionModel;
+use rosin_physics::bow::contact::{FrictionContact, FrictionModel};
+use rosin_physics::friction::dupont_contact::{ContactInput, ContactOutput};
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::string::intonation::Intonation;
 use rosin_physics::string::string_set::string_set;
@@ -134,8 +135,26 @@ impl NotePattern {
     }
 }
 
+/// A sample [`StringVoice::tick_begin`] began.
+pub(crate) enum Begun {
+    /// Done: the voice's output.
+    Done(f64),
+    /// Waiting for the bow's contact to be solved.
+    Contact(ContactInput),
+}
+
+/// What the second half of a sample needs from the first.
+#[derive(Clone, Copy)]
+struct Waiting {
+    controls: BowingControls,
+    strength: f64,
+    speed_ratio: f64,
+}
+
 pub struct StringVoice {
     bowed: BowedString,
+    /// The sample begun and waiting for its contact.
+    waiting: Waiting,
     /// The waveguide string, bowed through `bowed.bow` when it is the engine.
     waveguide: WaveguideString,
     /// The waveguide has played since its lines were last cleared.
@@ -264,6 +283,7 @@ impl StringVoice {
             ribbon_shape: RibbonShape { points: 4, torsion: true },
             waveguide_damping: f64::NAN,
             decimator: Decimator::new(1),
+            waiting: Waiting { controls: BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: 0.0, finger_position_m: None }, strength: 0.0, speed_ratio: 1.0 },
             dc_blocker: DcBlocker::new(sample_rate_hz),
             sample_rate_hz,
             envelope: BowEnvelope::default(),
@@ -848,8 +868,28 @@ impl StringVoice {
     /// at no cost.
     #[inline]
     pub fn tick(&mut self) -> f64 {
+        match self.tick_begin() {
+            Begun::Done(output) => output,
+            Begun::Contact(input) => {
+                let contact = self.bowed.bow.solve(&input);
+                self.tick_end(contact)
+            }
+        }
+    }
+
+    /// The bow's contact of the sample [`StringVoice::tick_begin`] left waiting.
+    pub(crate) fn contact_mut(&mut self) -> &mut FrictionContact {
+        &mut self.bowed.bow
+    }
+
+    /// Begins a sample: everything up to the bow's contact. A finite-difference string
+    /// bowed at the rate it sounds at (the point bow, no oversampling) returns its contact
+    /// problem, to be solved (alone, or beside other voices' in vector lanes) and handed
+    /// to [`StringVoice::tick_end`]; any other voice does the whole sample here.
+    #[inline(always)]
+    pub(crate) fn tick_begin(&mut self) -> Begun {
         if self.is_free() || self.asleep {
-            return 0.0;
+            return Begun::Done(0.0);
         }
         self.envelope.advance();
         self.since_start_samples += 1;
@@ -925,6 +965,10 @@ impl StringVoice {
             let (speed_correction, _) = split_correction(self.intonation.correction());
             self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
         } else if self.engine == StringEngine::FiniteDifference {
+            if self.decimator.factor() == 1 {
+                self.waiting = Waiting { controls, strength, speed_ratio };
+                return Begun::Contact(self.bowed.begin_driven(&on_string, drive));
+            }
             for _ in 0..self.decimator.factor() {
                 let bridge_force = self.bowed.tick_driven(&on_string, drive);
                 self.decimator.push(bridge_force);
@@ -943,6 +987,25 @@ impl StringVoice {
             self.decimator.push(bridge_force);
             self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
         }
+        Begun::Done(self.tick_output(controls))
+    }
+
+    /// Ends the sample [`StringVoice::tick_begin`] began, with its bow's `contact`: the
+    /// string moves on, and the voice's output comes out.
+    #[inline(always)]
+    pub(crate) fn tick_end(&mut self, contact: ContactOutput) -> f64 {
+        let Waiting { controls, strength, speed_ratio } = self.waiting;
+        let bridge_force = self.bowed.end_driven(contact);
+        self.decimator.push(bridge_force);
+        self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
+        let (speed_correction, _) = split_correction(self.intonation.correction());
+        self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
+        self.tick_output(controls)
+    }
+
+    /// The end of every sample: the output, checked, and what listens to it.
+    #[inline(always)]
+    fn tick_output(&mut self, controls: BowingControls) -> f64 {
         self.applied = controls;
         let output = self.dc_blocker.process(self.decimator.output()) / self.impedance_kg_per_s * OUTPUT_SCALE;
         if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.is_sane()) {

@@ -143,6 +143,19 @@ impl BowedString {
     /// excitation), and returns the force on the bridge (N).
     #[inline]
     pub fn tick_driven(&mut self, controls: &BowingControls, drive_n: f64) -> f64 {
+        let input = self.begin_driven(controls, drive_n);
+        let contact = self.bow.solve(&input);
+        self.end_driven(contact)
+    }
+
+    /// The first half of [`BowedString::tick_driven`]: the string's free update, and the
+    /// contact problem it leaves the bow. Solve it (alone with `bow.solve`, or beside other
+    /// strings' with [`FrictionContact::solve_lanes`]) and hand the answer to
+    /// [`BowedString::end_driven`].
+    ///
+    /// [`FrictionContact::solve_lanes`]: crate::bow::contact::FrictionContact::solve_lanes
+    #[inline(always)]
+    pub fn begin_driven(&mut self, controls: &BowingControls, drive_n: f64) -> ContactInput {
         let moved_finger = controls.finger_position_m != self.finger_position_m;
         if moved_finger {
             self.string.set_finger(controls.finger_position_m);
@@ -159,12 +172,14 @@ impl BowedString {
         let previous = self.bow_point.interpolate(self.string.previous_displacement());
         let free_velocity_mps = (free_next - previous) / (2.0 * k) - controls.bow_velocity_mps;
         let coupling = self.string.force_to_displacement() * self.bow_weight_energy / (2.0 * k * h);
-        self.last_contact = self.bow.solve(&ContactInput {
-            free_velocity_mps,
-            coupling_s_per_kg: coupling,
-            normal_force_n: controls.normal_force_n,
-            time_step_s: k,
-        });
+        ContactInput { free_velocity_mps, coupling_s_per_kg: coupling, normal_force_n: controls.normal_force_n, time_step_s: k }
+    }
+
+    /// The second half of [`BowedString::tick_driven`]: the bow's force from `contact`
+    /// goes on the string, which moves on a sample. Returns the force on the bridge (N).
+    #[inline(always)]
+    pub fn end_driven(&mut self, contact: ContactOutput) -> f64 {
+        self.last_contact = contact;
         if self.last_contact.force_n != 0.0 {
             self.string.apply_point_force(&self.bow_point, self.last_contact.force_n);
         }

@@ -18,6 +18,7 @@
 //! resets the contact state), so a change never lands mid-stroke.
 
 use crate::friction::dupont_contact::{BowContact, ContactInput, ContactOutput, MIN_NORMAL_FORCE_N};
+use crate::friction::dupont_lanes::LANES;
 use crate::bow::hair::{BowHair, HairParams};
 use crate::friction::dahl::DahlFriction;
 use crate::friction::dupont::ElastoPlasticParams;
@@ -207,17 +208,57 @@ impl FrictionContact {
         // Inputs no law can take (a normal force below the bow's touch, infinite or NaN; a
         // velocity, mobility or time step that is not a finite number) lift the bow, for
         // every law alike: no force, the string's own velocity, every bristle relaxed.
-        let usable = input.normal_force_n >= MIN_NORMAL_FORCE_N
+        if !Self::usable(input) {
+            return self.lift(input.free_velocity_mps);
+        }
+        let out = self.solve_model(input);
+        self.settle(input, out)
+    }
+
+    /// [`FrictionContact::solve`] for up to four contacts (a lane without one is idle): the
+    /// elasto-plastic ones side by side in vector lanes
+    /// ([`crate::friction::dupont_lanes`]), the others one by one. Every contact ends as
+    /// `solve` would leave it, to the bit.
+    pub fn solve_lanes(contacts: &mut [Option<&mut FrictionContact>; LANES], inputs: &[ContactInput; LANES]) -> [ContactOutput; LANES] {
+        let mut outputs = [ContactOutput::default(); LANES];
+        let mut in_lanes = [false; LANES];
+        let solved = {
+            let mut laned: [Option<&mut BowContact>; LANES] = Default::default();
+            for (l, slot) in contacts.iter_mut().enumerate() {
+                let Some(contact) = slot.as_deref_mut() else { continue };
+                if contact.model == FrictionModel::ElastoPlastic && Self::usable(&inputs[l]) {
+                    contact.elasto_plastic.friction = contact.friction;
+                    laned[l] = Some(&mut contact.elasto_plastic);
+                    in_lanes[l] = true;
+                } else {
+                    outputs[l] = contact.solve(&inputs[l]);
+                }
+            }
+            BowContact::solve_lanes(&mut laned, inputs)
+        };
+        for (l, slot) in contacts.iter_mut().enumerate() {
+            if let (true, Some(contact)) = (in_lanes[l], slot.as_deref_mut()) {
+                outputs[l] = contact.settle(&inputs[l], solved[l]);
+            }
+        }
+        outputs
+    }
+
+    /// Whether any law can take `input` (see [`FrictionContact::solve`]).
+    #[inline]
+    fn usable(input: &ContactInput) -> bool {
+        input.normal_force_n >= MIN_NORMAL_FORCE_N
             && input.normal_force_n.is_finite()
             && input.free_velocity_mps.is_finite()
             && input.coupling_s_per_kg.is_finite()
             && input.coupling_s_per_kg >= 0.0
             && input.time_step_s.is_finite()
-            && input.time_step_s > 0.0;
-        if !usable {
-            return self.lift(input.free_velocity_mps);
-        }
-        let out = self.solve_model(input);
+            && input.time_step_s > 0.0
+    }
+
+    /// What [`FrictionContact::solve`] does with a law's answer `out`.
+    #[inline]
+    fn settle(&mut self, input: &ContactInput, out: ContactOutput) -> ContactOutput {
         // A law that overflows on inputs at the edge of the representable (a mobility of
         // 1e300) answers as a lifted bow rather than hand the string an infinity.
         if !(out.force_n.is_finite() && out.relative_velocity_mps.is_finite()) {

@@ -105,9 +105,19 @@ impl BowContact {
         }
     }
 
-    /// Uniform noise in [-1, 1].
+    /// The bristle's rate at the last sample (m/s).
+    pub fn rate_mps(&self) -> f64 {
+        self.rate_mps
+    }
+
+    /// The relative velocity at the last sample (m/s): the next solve's starting point.
+    pub fn velocity_mps(&self) -> f64 {
+        self.velocity_mps
+    }
+
+    /// Uniform noise in [-1, 1], the next of this contact's sequence.
     #[inline]
-    fn noise(&mut self) -> f64 {
+    pub(crate) fn noise(&mut self) -> f64 {
         let bits = self.rng.next_u64() >> 11;
         (bits as f64) * (2.0 / (1u64 << 53) as f64) - 1.0
     }
@@ -193,14 +203,26 @@ impl BowContact {
             }
         }
 
+        self.finish(input, noise, v, z, accepted, iterations, evaluations.get())
+    }
+
+    /// Ends a sample's solve where Newton left it at `(v, z)` after `iterations` passes and
+    /// `evaluations` of the law: with the rate and force it `accepted` there, or else from
+    /// the fallback. Records the statistics and commits the bristle's state. Shared by
+    /// [`BowContact::solve`] and the lanes' solve (`dupont_lanes`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn finish(&mut self, input: &ContactInput, noise: f64, mut v: f64, mut z: f64, accepted: Option<(f64, f64)>, iterations: usize, evaluations: usize) -> ContactOutput {
         let converged = accepted.is_some();
+        let evaluations = std::cell::Cell::new(evaluations);
         let (rate, force) = match accepted {
             Some(found) => found,
             None => {
                 self.stats.fallbacks += 1;
                 (v, z) = self.fallback(input, noise, &evaluations);
-                let (_, _, r, f) = residuals(v, z);
-                (r.rate_mps, f)
+                evaluations.set(evaluations.get() + 1);
+                let p = self.friction;
+                let r = p.bristle_rate(input.normal_force_n, v, z);
+                (r.rate_mps, p.force_n(input.normal_force_n, v, z, r.rate_mps, noise))
             }
         };
         self.stats.record(iterations);

@@ -12,6 +12,7 @@
 pub mod dahl;
 pub mod dupont;
 pub mod dupont_contact;
+pub mod dupont_lanes;
 pub mod elementary;
 pub mod hyperbolic;
 pub mod newton;

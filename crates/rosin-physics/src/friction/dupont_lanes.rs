@@ -1,0 +1,657 @@
+//! willemsen2019's bow contact (eqs. 12-20, `MODELS.md` section 1) solved for [`LANES`]
+//! bows at once, one in each lane of a vector register: the same 2x2 Newton iteration as
+//! [`BowContact::solve`], step for step, with the friction law evaluated for every lane in
+//! one pass.
+//!
+//! **The same bits.** Each lane performs exactly the operations the scalar solve performs
+//! on its own bow, in the same order (no fused multiply-add, no reassociation), so each
+//! lane's answer, its iteration count and its number of law evaluations are those of
+//! [`BowContact::solve`] to the last bit; a unit test compares them over random and extreme
+//! contacts. What differs is only the control flow: the group steps while any lane is still
+//! stepping, and a lane that has finished keeps its answer while the others go on. Where
+//! the scalar code branches (the adhesion map's three zones, the `exp` and `sin`/`cos`
+//! ranges), every lane evaluates every branch and keeps its own. A lane the iteration leaves
+//! without an answer takes the scalar fallback, as [`BowContact::solve`] does.
+//!
+//! **Why.** The law's evaluation and Newton's bookkeeping are about 1,000 instructions a
+//! voice-sample of sixteen voices' 2,350, each a chain of short scalar operations
+//! (`docs/performance.md`). Four voices side by side share each instruction.
+
+use crate::friction::dupont_contact::{BowContact, ContactInput, ContactOutput, MIN_NORMAL_FORCE_N};
+
+/// The bows solved together: four f64 lanes, one AVX2 register.
+pub const LANES: usize = 4;
+type Lanes = [f64; LANES];
+
+/// Each lane's sample and its bow's friction, as the scalar solve reads them.
+#[derive(Clone, Copy, Default)]
+struct Problems {
+    free_velocity_mps: Lanes,
+    coupling_s_per_kg: Lanes,
+    time_step_s: Lanes,
+    normal_force_n: Lanes,
+    deflection_prev_m: Lanes,
+    rate_prev_mps: Lanes,
+    start_velocity_mps: Lanes,
+    /// The sample's noise `w`, in `[-1, 1]`.
+    noise: Lanes,
+    stiffness: Lanes,
+    damping: Lanes,
+    viscous: Lanes,
+    noise_per_normal_force: Lanes,
+    coulomb: Lanes,
+    static_coefficient: Lanes,
+    stribeck_mps: Lanes,
+    break_away_ratio: Lanes,
+}
+
+/// Where each lane's Newton iteration ended.
+#[derive(Clone, Copy, Default)]
+struct Outcome {
+    velocity_mps: Lanes,
+    deflection_m: Lanes,
+    /// The rate and force of an accepted point.
+    rate_mps: Lanes,
+    force_n: Lanes,
+    accepted: [bool; LANES],
+    iterations: [usize; LANES],
+    evaluations: [usize; LANES],
+}
+
+/// Whether this CPU runs the lanes (AVX2); elsewhere each contact is solved alone.
+fn lanes_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+impl BowContact {
+    /// [`BowContact::solve`] for each of `contacts` with its `inputs`, four at a time:
+    /// every contact ends in the state, and returns the output, that `solve` would give it,
+    /// to the bit (see the module's header). A lane without a contact is idle (its output
+    /// is the default).
+    pub fn solve_lanes(contacts: &mut [Option<&mut BowContact>; LANES], inputs: &[ContactInput; LANES]) -> [ContactOutput; LANES] {
+        let mut outputs = [ContactOutput::default(); LANES];
+        if !lanes_available() {
+            for (l, contact) in contacts.iter_mut().enumerate() {
+                if let Some(contact) = contact.as_deref_mut() {
+                    outputs[l] = contact.solve(&inputs[l]);
+                }
+            }
+            return outputs;
+        }
+        let mut problems = Problems::default();
+        let mut active = [false; LANES];
+        let mut noise = [0.0; LANES];
+        for l in 0..LANES {
+            let Some(contact) = contacts[l].as_deref_mut() else { continue };
+            let input = &inputs[l];
+            let fn_n = input.normal_force_n;
+            if !(fn_n >= MIN_NORMAL_FORCE_N && fn_n.is_finite()) || !input.free_velocity_mps.is_finite() {
+                outputs[l] = contact.lift(if input.free_velocity_mps.is_finite() { input.free_velocity_mps } else { 0.0 });
+                continue;
+            }
+            active[l] = true;
+            noise[l] = contact.noise();
+            let p = &contact.friction;
+            problems.free_velocity_mps[l] = input.free_velocity_mps;
+            problems.coupling_s_per_kg[l] = input.coupling_s_per_kg;
+            problems.time_step_s[l] = input.time_step_s;
+            problems.normal_force_n[l] = fn_n;
+            problems.deflection_prev_m[l] = contact.deflection_m();
+            problems.rate_prev_mps[l] = contact.rate_mps();
+            problems.start_velocity_mps[l] = contact.velocity_mps();
+            problems.noise[l] = noise[l];
+            problems.stiffness[l] = p.bristle_stiffness_n_per_m;
+            problems.damping[l] = p.bristle_damping_kg_per_s;
+            problems.viscous[l] = p.viscous_damping_kg_per_s;
+            problems.noise_per_normal_force[l] = p.noise_per_normal_force;
+            problems.coulomb[l] = p.coulomb_coefficient;
+            problems.static_coefficient[l] = p.static_coefficient;
+            problems.stribeck_mps[l] = p.stribeck_velocity_mps;
+            problems.break_away_ratio[l] = p.break_away_ratio;
+        }
+        if !active.iter().any(|&a| a) {
+            return outputs;
+        }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `lanes_available` found AVX2 on this CPU.
+        let found = unsafe { avx2::newton(&problems, active) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let found: Outcome = unreachable!("no lanes on this CPU");
+        for l in 0..LANES {
+            if let (true, Some(contact)) = (active[l], contacts[l].as_deref_mut()) {
+                let accepted = found.accepted[l].then_some((found.rate_mps[l], found.force_n[l]));
+                outputs[l] = contact.finish(&inputs[l], noise[l], found.velocity_mps[l], found.deflection_m[l], accepted, found.iterations[l], found.evaluations[l]);
+            }
+        }
+        outputs
+    }
+}
+
+/// The lanes on AVX2: `std::arch` intrinsics, each the IEEE operation the scalar code
+/// performs (`vaddpd` rounds as `addsd` does), on four lanes.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+    use std::f64::consts::{FRAC_PI_2, LOG2_E, PI};
+
+    use super::{Lanes, Outcome, Problems, LANES};
+    use crate::friction::dupont_contact::{DEFLECTION_TOLERANCE, MAX_ITERATIONS, MAX_STEP_HALVINGS, VELOCITY_TOLERANCE_MPS};
+    use crate::friction::elementary::{E, LN2_HI, LN2_LO, P, Q};
+
+    type V = __m256d;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn splat(x: f64) -> V {
+        _mm256_set1_pd(x)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load(x: &Lanes) -> V {
+        // SAFETY: `x` holds four f64; the load is unaligned.
+        unsafe { _mm256_loadu_pd(x.as_ptr()) }
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store(x: V) -> Lanes {
+        let mut out = [0.0; LANES];
+        // SAFETY: `out` holds four f64; the store is unaligned.
+        unsafe { _mm256_storeu_pd(out.as_mut_ptr(), x) };
+        out
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn add(a: V, b: V) -> V {
+        _mm256_add_pd(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn sub(a: V, b: V) -> V {
+        _mm256_sub_pd(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn mul(a: V, b: V) -> V {
+        _mm256_mul_pd(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn div(a: V, b: V) -> V {
+        _mm256_div_pd(a, b)
+    }
+    /// `-a`: the sign bit flipped, as scalar negation does.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn neg(a: V) -> V {
+        _mm256_xor_pd(a, splat(-0.0))
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn abs(a: V) -> V {
+        _mm256_andnot_pd(splat(-0.0), a)
+    }
+    /// Comparisons: a lane of all ones where true, false on NaN (as the scalar `<`, `<=`
+    /// and `>=` are).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lt(a: V, b: V) -> V {
+        _mm256_cmp_pd::<_CMP_LT_OQ>(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn le(a: V, b: V) -> V {
+        _mm256_cmp_pd::<_CMP_LE_OQ>(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn ge(a: V, b: V) -> V {
+        _mm256_cmp_pd::<_CMP_GE_OQ>(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn and(a: V, b: V) -> V {
+        _mm256_and_pd(a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn or(a: V, b: V) -> V {
+        _mm256_or_pd(a, b)
+    }
+    /// `a and not b`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn and_not(a: V, b: V) -> V {
+        _mm256_andnot_pd(b, a)
+    }
+    /// `if mask { a } else { b }`, lane by lane.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn select(mask: V, a: V, b: V) -> V {
+        _mm256_blendv_pd(b, a, mask)
+    }
+    /// The lanes set in `mask`, one bit each.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bits(mask: V) -> i32 {
+        _mm256_movemask_pd(mask)
+    }
+    /// `a.is_finite()`: `|a| < inf`, false on NaN.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn finite(a: V) -> V {
+        lt(abs(a), splat(f64::INFINITY))
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn none() -> V {
+        _mm256_setzero_pd()
+    }
+
+    /// `exp_at_most_zero`, lane by lane to the bit: its integer cast is `trunc` (the same
+    /// integer below 2^52), its `2^k` the bits of `k + 1023 + 2^52` shifted into the
+    /// exponent (the same bits as the scalar's integer shift for the whole numbers
+    /// `-1022 <= k <= 0` it reaches).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn exp_at_most_zero(y: V) -> V {
+        let t = mul(y, splat(LOG2_E));
+        let magnitude = abs(t);
+        let whole = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(magnitude);
+        let rounded = select(ge(sub(magnitude, whole), splat(0.5)), add(whole, splat(1.0)), whole);
+        // copysign(rounded, t)
+        let k = or(abs(rounded), _mm256_and_pd(t, splat(-0.0)));
+        let r = sub(sub(y, mul(k, splat(LN2_HI))), mul(k, splat(LN2_LO)));
+        let mut acc = splat(E[0]);
+        for &c in &E[1..] {
+            acc = add(mul(acc, r), splat(c));
+        }
+        let series = add(splat(1.0), mul(r, acc));
+        let biased = add(add(k, splat(1023.0)), splat(4_503_599_627_370_496.0));
+        let scale = _mm256_castsi256_pd(_mm256_slli_epi64::<52>(_mm256_castpd_si256(biased)));
+        let out = select(lt(y, splat(-708.0)), none(), mul(series, scale));
+        // Above zero (or NaN) the scalar takes libm's: never for `-x^2` but a NaN.
+        let outside = _mm256_cmp_pd::<_CMP_NLE_UQ>(y, none());
+        if bits(outside) == 0 {
+            return out;
+        }
+        let (y, mut out) = (store(y), store(out));
+        for l in 0..LANES {
+            if !(y[l] <= 0.0) {
+                out[l] = y[l].exp();
+            }
+        }
+        load(&out)
+    }
+
+    /// `sin_cos_within_quarter_turn`, lane by lane to the bit, for the lanes in `needed`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn sin_cos_within_quarter_turn(x: V, needed: V) -> (V, V) {
+        let y = mul(x, x);
+        let mut p = splat(P[0]);
+        for &c in &P[1..] {
+            p = add(mul(p, y), splat(c));
+        }
+        let mut q = splat(Q[0]);
+        for &c in &Q[1..] {
+            q = add(mul(q, y), splat(c));
+        }
+        let sin = add(x, mul(mul(x, y), p));
+        let cos = add(splat(1.0), mul(y, q));
+        let outside = and_not(needed, le(abs(x), splat(FRAC_PI_2)));
+        if bits(outside) == 0 {
+            return (sin, cos);
+        }
+        let (x, mut sin, mut cos, outside) = (store(x), store(sin), store(cos), bits(outside));
+        for l in 0..LANES {
+            if outside & (1 << l) != 0 {
+                (sin[l], cos[l]) = x[l].sin_cos();
+            }
+        }
+        (load(&sin), load(&cos))
+    }
+
+    /// The problems' terms, loaded.
+    #[derive(Clone, Copy)]
+    struct Terms {
+        free_velocity: V,
+        coupling: V,
+        two_over_k: V,
+        deflection_prev: V,
+        rate_prev: V,
+        deflection_tolerance: V,
+        stiffness: V,
+        damping: V,
+        viscous: V,
+        noise_force: V,
+        break_away: V,
+        coulomb_deflection: V,
+        spread: V,
+        stribeck: V,
+        stribeck_squared: V,
+    }
+
+    /// The law's rate and its partial derivatives (`ElastoPlasticParams::bristle_rate`),
+    /// every zone evaluated and each lane keeping its own; then the force and the two
+    /// residuals (the scalar solve's `residuals`).
+    #[derive(Clone, Copy)]
+    struct Evaluation {
+        g1: V,
+        g2: V,
+        rate: V,
+        d_velocity: V,
+        d_deflection: V,
+        force: V,
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn evaluate(p: &Terms, v: V, z: V) -> Evaluation {
+        let z_abs = abs(z);
+        let elastic = or(le(mul(v, z), none()), le(z_abs, p.break_away));
+        let all = splat(f64::from_bits(u64::MAX));
+        if bits(elastic) == 0b1111 {
+            // Every lane elastic: the law's rate is the velocity itself.
+            let force = add(add(add(mul(p.stiffness, z), mul(p.damping, v)), mul(p.viscous, v)), p.noise_force);
+            let g1 = add(sub(v, p.free_velocity), mul(p.coupling, force));
+            let g2 = add(sub(v, mul(p.two_over_k, sub(z, p.deflection_prev))), p.rate_prev);
+            return Evaluation { g1, g2, rate: v, d_velocity: splat(1.0), d_deflection: none(), force };
+        }
+        let x = div(v, p.stribeck);
+        let stribeck = exp_at_most_zero(mul(neg(x), x));
+        let z_ss = add(p.coulomb_deflection, mul(p.spread, stribeck));
+        let d_zss_dv = mul(mul(p.spread, stribeck), div(mul(splat(-2.0), v), p.stribeck_squared));
+        let width = sub(z_ss, p.break_away);
+        let theta = div(sub(z_abs, mul(splat(0.5), add(z_ss, p.break_away))), width);
+        let sliding = ge(z_abs, z_ss);
+        let on_slope = and_not(and_not(all, elastic), sliding);
+        let (sin, cos) = if bits(on_slope) == 0 { (none(), none()) } else { sin_cos_within_quarter_turn(mul(splat(PI), theta), on_slope) };
+        let half_pi_cos = mul(splat(0.5 * PI), cos);
+        let alpha = select(sliding, splat(1.0), mul(splat(0.5), add(splat(1.0), sin)));
+        let d_alpha_d_zabs = select(sliding, none(), div(half_pi_cos, width));
+        let d_alpha_d_v = select(sliding, none(), mul(div(mul(half_pi_cos, sub(splat(-0.5), theta)), width), d_zss_dv));
+        let ratio = div(mul(alpha, z_abs), z_ss);
+        let one_less = sub(splat(1.0), ratio);
+        let rate = mul(v, one_less);
+        let d_velocity = add(sub(one_less, div(mul(mul(v, z_abs), d_alpha_d_v), z_ss)), div(mul(mul(v, ratio), d_zss_dv), z_ss));
+        let d_deflection = div(mul(neg(abs(v)), add(mul(d_alpha_d_zabs, z_abs), alpha)), z_ss);
+        let rate = select(elastic, v, rate);
+        let d_velocity = select(elastic, splat(1.0), d_velocity);
+        let d_deflection = select(elastic, none(), d_deflection);
+        let force = add(add(add(mul(p.stiffness, z), mul(p.damping, rate)), mul(p.viscous, v)), p.noise_force);
+        let g1 = add(sub(v, p.free_velocity), mul(p.coupling, force));
+        let g2 = add(sub(rate, mul(p.two_over_k, sub(z, p.deflection_prev))), p.rate_prev);
+        Evaluation { g1, g2, rate, d_velocity, d_deflection, force }
+    }
+
+    /// `(a / b)^2`, as `powi(2)` computes it.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn squared_ratio(a: V, b: V) -> V {
+        let x = div(a, b);
+        mul(x, x)
+    }
+
+    /// The scalar solve's Newton iteration for every lane in `active`, in lockstep.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn newton(problems: &Problems, active: [bool; LANES]) -> Outcome {
+        // The terms the scalar solve works out once a sample, by the same expressions.
+        let fn_n = load(&problems.normal_force_n);
+        let s0 = load(&problems.stiffness);
+        let coulomb = load(&problems.coulomb);
+        let stat = load(&problems.static_coefficient);
+        let stribeck = load(&problems.stribeck_mps);
+        let p = Terms {
+            free_velocity: load(&problems.free_velocity_mps),
+            coupling: load(&problems.coupling_s_per_kg),
+            two_over_k: div(splat(2.0), load(&problems.time_step_s)),
+            deflection_prev: load(&problems.deflection_prev_m),
+            rate_prev: load(&problems.rate_prev_mps),
+            deflection_tolerance: div(mul(mul(splat(DEFLECTION_TOLERANCE), stat), fn_n), s0),
+            stiffness: s0,
+            damping: load(&problems.damping),
+            viscous: load(&problems.viscous),
+            noise_force: mul(mul(load(&problems.noise_per_normal_force), fn_n), load(&problems.noise)),
+            break_away: div(mul(mul(load(&problems.break_away_ratio), coulomb), fn_n), s0),
+            coulomb_deflection: div(mul(coulomb, fn_n), s0),
+            spread: div(mul(sub(stat, coulomb), fn_n), s0),
+            stribeck,
+            stribeck_squared: mul(stribeck, stribeck),
+        };
+        let all = f64::from_bits(u64::MAX);
+        let mut going = load(&active.map(|a| if a { all } else { 0.0 }));
+        let mut v = load(&problems.start_velocity_mps);
+        let mut z = p.deflection_prev;
+        let mut e = evaluate(&p, v, z);
+        let mut accepted = none();
+        let (mut accepted_rate, mut accepted_force) = (none(), none());
+        let mut iterations = [0; LANES];
+        let mut evaluations = [1; LANES];
+        let mut iteration = 0;
+        while iteration < MAX_ITERATIONS && bits(going) != 0 {
+            iteration += 1;
+            let going_bits = bits(going);
+            for (l, count) in iterations.iter_mut().enumerate() {
+                if going_bits & (1 << l) != 0 {
+                    *count = iteration;
+                }
+            }
+            let j11 = add(splat(1.0), mul(p.coupling, add(mul(p.damping, e.d_velocity), p.viscous)));
+            let j12 = mul(p.coupling, add(p.stiffness, mul(p.damping, e.d_deflection)));
+            let j21 = e.d_velocity;
+            let j22 = sub(e.d_deflection, p.two_over_k);
+            // `newton::solve_2x2`, in the lanes.
+            let det = sub(mul(j11, j22), mul(j12, j21));
+            let scale = mul(add(abs(j11), abs(j12)), add(abs(j21), abs(j22)));
+            let dv = div(sub(mul(e.g1, j22), mul(j12, e.g2)), det);
+            let dz = div(sub(mul(j11, e.g2), mul(j21, e.g1)), det);
+            let det_abs = abs(det);
+            let singular = or(and_not(splat(all), finite(det)), or(le(det_abs, splat(1e-300)), le(det_abs, mul(splat(1e-14), scale))));
+            let solved = and(and_not(splat(all), singular), and(finite(dv), finite(dz)));
+            let small = and(lt(abs(dv), splat(VELOCITY_TOLERANCE_MPS)), lt(abs(dz), p.deflection_tolerance));
+            let accept = and(going, and(solved, small));
+            accepted = or(accepted, accept);
+            accepted_rate = select(accept, e.rate, accepted_rate);
+            accepted_force = select(accept, e.force, accepted_force);
+            // A singular lane stops without an answer (the fallback takes over).
+            going = and_not(and(going, solved), small);
+            let velocity_scale = mul(j11, splat(VELOCITY_TOLERANCE_MPS));
+            let deflection_scale = mul(j22, p.deflection_tolerance);
+            let current = add(squared_ratio(e.g1, velocity_scale), squared_ratio(e.g2, deflection_scale));
+            let mut stepping = going;
+            let mut moved = none();
+            let mut t = splat(1.0);
+            let mut halvings = 0;
+            while bits(stepping) != 0 {
+                let vc = sub(v, mul(t, dv));
+                let zc = sub(z, mul(t, dz));
+                let c = evaluate(&p, vc, zc);
+                let stepping_bits = bits(stepping);
+                for (l, count) in evaluations.iter_mut().enumerate() {
+                    if stepping_bits & (1 << l) != 0 {
+                        *count += 1;
+                    }
+                }
+                let lower = lt(add(squared_ratio(c.g1, velocity_scale), squared_ratio(c.g2, deflection_scale)), current);
+                let last = if halvings == MAX_STEP_HALVINGS { splat(all) } else { none() };
+                let take = and(and(stepping, or(lower, last)), and(finite(vc), finite(zc)));
+                v = select(take, vc, v);
+                z = select(take, zc, z);
+                e = Evaluation {
+                    g1: select(take, c.g1, e.g1),
+                    g2: select(take, c.g2, e.g2),
+                    rate: select(take, c.rate, e.rate),
+                    d_velocity: select(take, c.d_velocity, e.d_velocity),
+                    d_deflection: select(take, c.d_deflection, e.d_deflection),
+                    force: select(take, c.force, e.force),
+                };
+                moved = or(moved, take);
+                stepping = if halvings == MAX_STEP_HALVINGS { none() } else { and_not(stepping, take) };
+                t = select(stepping, mul(t, splat(0.5)), t);
+                halvings += 1;
+            }
+            // No finite step: the fallback takes over.
+            let stuck = or(and_not(splat(all), moved), and_not(splat(all), and(finite(e.g1), finite(e.g2))));
+            going = and_not(going, stuck);
+        }
+        let accepted_bits = bits(accepted);
+        Outcome {
+            velocity_mps: store(v),
+            deflection_m: store(z),
+            rate_mps: store(accepted_rate),
+            force_n: store(accepted_force),
+            accepted: std::array::from_fn(|l| accepted_bits & (1 << l) != 0),
+            iterations,
+            evaluations,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::friction::elementary;
+
+        /// The lanes' `exp` and `sin`/`cos` give the scalar functions' bits on their
+        /// ranges, at and past their ends, and on infinities and NaN.
+        #[test]
+        fn the_lane_functions_give_the_scalar_bits() {
+            if !super::super::lanes_available() {
+                return;
+            }
+            let mut values = vec![0.0, -0.0, -708.0, -708.1, -745.0, -1e300, f64::NEG_INFINITY, f64::INFINITY, f64::NAN, 1.0, FRAC_PI_2, -FRAC_PI_2, 1.6, -3.0];
+            for i in 0..40_000 {
+                let u = i as f64 / 40_000.0;
+                values.extend([-750.0 * u.powi(3), (2.0 * u - 1.0) * FRAC_PI_2, -0.5 * u]);
+            }
+            let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+            for chunk in values.chunks(LANES) {
+                let mut x = [0.0; LANES];
+                x[..chunk.len()].copy_from_slice(chunk);
+                // SAFETY: AVX2 is present (checked above).
+                let (exp, sin, cos) = unsafe { lanes(&x) };
+                for l in 0..LANES {
+                    let (s, c) = elementary::sin_cos_within_quarter_turn(x[l]);
+                    assert!(same(exp[l], elementary::exp_at_most_zero(x[l])), "exp({:e})", x[l]);
+                    assert!(same(sin[l], s) && same(cos[l], c), "sin_cos({:e})", x[l]);
+                }
+            }
+        }
+
+        #[target_feature(enable = "avx2")]
+        unsafe fn lanes(x: &Lanes) -> (Lanes, Lanes, Lanes) {
+            let v = load(x);
+            let (sin, cos) = sin_cos_within_quarter_turn(v, splat(f64::from_bits(u64::MAX)));
+            (store(exp_at_most_zero(v)), store(sin), store(cos))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::friction::dupont::ElastoPlasticParams;
+
+    fn same(a: f64, b: f64) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+
+    /// Four contacts solved in lanes and the same four solved one by one, sample after
+    /// sample, end every sample with the same outputs, states and statistics to the bit:
+    /// ordinary bowing (a slowly turning free velocity, so the bristles stick and slip),
+    /// extreme friction, steps from 1 ms to 0.6 us, and inputs no law can take (NaN,
+    /// infinity, no force) in some lanes while the others solve.
+    #[test]
+    fn lanes_give_the_scalar_solves_bits() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut unit = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut compared = 0;
+        let mut fallbacks = 0;
+        let (mut on_slope, mut sliding) = (0, 0);
+        for case in 0..60u64 {
+            let extreme = case % 3 == 2;
+            let mut frictions = [ElastoPlasticParams::default(); LANES];
+            for (l, friction) in frictions.iter_mut().enumerate() {
+                friction.bristle_stiffness_n_per_m *= 0.2 + 5.0 * unit();
+                friction.noise_per_normal_force = 0.05 * unit();
+                if extreme {
+                    friction.static_coefficient = [0.1, 0.8, 1.5, 1.0][l];
+                    friction.coulomb_coefficient = [0.05f64, 0.3, 1.0, 0.2][l].min(friction.static_coefficient);
+                    friction.bristle_stiffness_n_per_m = [1e3, 1e5, 1e6, 1e7][l];
+                    friction.stribeck_velocity_mps = [0.01, 0.1, 1.0, 0.05][l];
+                }
+            }
+            let mut scalar: Vec<BowContact> = (0..LANES).map(|l| BowContact::new(frictions[l], case * 10 + l as u64)).collect();
+            let mut lanes: Vec<BowContact> = (0..LANES).map(|l| BowContact::new(frictions[l], case * 10 + l as u64)).collect();
+            let phases: Vec<f64> = (0..LANES).map(|_| unit() * 6.0).collect();
+            let rate_hz = 22_050.0 + 170_000.0 * unit();
+            for n in 0..400 {
+                let mut inputs = [ContactInput { free_velocity_mps: 0.0, coupling_s_per_kg: 0.0, normal_force_n: 0.0, time_step_s: 0.0 }; LANES];
+                for (l, input) in inputs.iter_mut().enumerate() {
+                    *input = if extreme {
+                        let magnitude = |u: f64, top: f64| top * u.powi(3);
+                        ContactInput {
+                            free_velocity_mps: (2.0 * unit() - 1.0) * magnitude(unit(), 1e3),
+                            coupling_s_per_kg: magnitude(unit(), 1e3),
+                            normal_force_n: magnitude(unit(), 1e3),
+                            time_step_s: 1.0 / (1_000.0 + 1.5e6 * unit()),
+                        }
+                    } else {
+                        ContactInput {
+                            free_velocity_mps: 0.3 * (phases[l] + n as f64 * 0.05).sin() - 0.1 + 0.01 * (unit() - 0.5),
+                            coupling_s_per_kg: 0.5 + l as f64,
+                            normal_force_n: 0.2 + 2.0 * l as f64,
+                            time_step_s: 1.0 / rate_hz,
+                        }
+                    };
+                    match (unit() * 60.0) as u32 {
+                        0 => input.free_velocity_mps = f64::NAN,
+                        1 => input.free_velocity_mps = f64::INFINITY,
+                        2 => input.normal_force_n = f64::NAN,
+                        3 => input.normal_force_n = 0.0,
+                        _ => {}
+                    }
+                }
+                let expected: Vec<ContactOutput> = scalar.iter_mut().zip(&inputs).map(|(c, i)| c.solve(i)).collect();
+                let [a, b, c, d] = &mut lanes[..] else { unreachable!() };
+                let got = BowContact::solve_lanes(&mut [Some(a), Some(b), Some(c), Some(d)], &inputs);
+                for l in 0..LANES {
+                    let (e, g) = (expected[l], got[l]);
+                    let context = format!("case {case}, sample {n}, lane {l}: {g:?} against {e:?} from {:?}", inputs[l]);
+                    assert!(same(e.force_n, g.force_n) && same(e.relative_velocity_mps, g.relative_velocity_mps) && same(e.deflection_m, g.deflection_m), "{context}");
+                    assert!(e.iterations == g.iterations && e.converged == g.converged, "{context}");
+                    let (s, t) = (&scalar[l], &lanes[l]);
+                    assert!(same(s.deflection_m(), t.deflection_m()) && same(s.rate_mps(), t.rate_mps()) && same(s.velocity_mps(), t.velocity_mps()), "{context}: state");
+                    assert_eq!(s.stats, t.stats, "{context}: statistics");
+                    compared += 1;
+                    if inputs[l].normal_force_n > 0.0 {
+                        let alpha = frictions[l].bristle_rate(inputs[l].normal_force_n, e.relative_velocity_mps, e.deflection_m).adhesion;
+                        if alpha > 0.0 && alpha < 1.0 {
+                            on_slope += 1;
+                        } else if alpha == 1.0 {
+                            sliding += 1;
+                        }
+                    }
+                }
+            }
+            fallbacks += scalar.iter().map(|c| c.stats.fallbacks).sum::<u64>();
+        }
+        println!("{compared} solves compared: {on_slope} on the adhesion map's slope, {sliding} fully sliding, {fallbacks} fallbacks");
+        assert!(compared == 60 * 400 * LANES);
+        assert!(fallbacks > 0, "no lane reached the fallback: the test would not see it");
+    }
+}
