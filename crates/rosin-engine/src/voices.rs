@@ -778,18 +778,16 @@ impl Engine {
             while sounding != 0 {
                 let index = sounding.trailing_zeros() as usize;
                 sounding &= sounding - 1;
-                {
-                    let (voice, output) = (&mut self.voices[index], outputs[index]);
-                    mix += output * voice.next_evening_gain();
-                    if voice.take_heard_now() {
-                        // Evened by what was heard of the note, gliding there.
-                        self.evenings.remember_heard(&voice.body_at_harmonics);
-                        let gain = voice.body_at_harmonics.evening_gain_for(self.body_mix.target());
-                        voice.glide_evening_gain(gain, LinearRamp::samples_for(EVENING_GLIDE_S, self.sample_rate_hz));
-                    }
-                    if voice.is_free() {
-                        push_terminated(&mut self.terminated, &mut self.terminated_count, voice.note);
-                    }
+                let (voice, output) = (&mut self.voices[index], outputs[index]);
+                mix += output * voice.next_evening_gain();
+                if voice.take_heard_now() {
+                    // Evened by what was heard of the note, gliding there.
+                    self.evenings.remember_heard(&voice.body_at_harmonics);
+                    let gain = voice.body_at_harmonics.evening_gain_for(self.body_mix.target());
+                    voice.glide_evening_gain(gain, LinearRamp::samples_for(EVENING_GLIDE_S, self.sample_rate_hz));
+                }
+                if voice.is_free() {
+                    push_terminated(&mut self.terminated, &mut self.terminated_count, voice.note);
                 }
             }
             for drum in self.drums.iter_mut() {
