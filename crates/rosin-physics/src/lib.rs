@@ -22,3 +22,16 @@ pub mod drum;
 pub mod friction;
 pub mod string;
 pub mod waveguide;
+
+/// Whether this CPU has AVX2, for the hand-vectorised loops (the membrane's and the tube's
+/// stencils, the contacts in lanes) that choose their path at run time.
+pub(crate) fn cpu_has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}

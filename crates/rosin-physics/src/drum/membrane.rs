@@ -43,16 +43,6 @@ pub fn min_grid_spacing_m(wave_speed_mps: f64, sigma1_m2_per_s: f64, time_step_s
     (2.0 * ck * ck + 8.0 * sigma1_m2_per_s * time_step_s).sqrt()
 }
 
-pub(crate) fn cpu_has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
 
 /// The loss and wave speed of one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -121,7 +111,7 @@ impl Membrane {
             laplacian_previous: vec![0.0; len].into_boxed_slice(),
             max_intervals,
             touched_len: 0,
-            wide_vectors: cpu_has_avx2(),
+            wide_vectors: crate::cpu_has_avx2(),
         };
         membrane.configure(shape, intervals, time_step_s);
         membrane

@@ -82,7 +82,7 @@ impl Tube {
             current: vec![0.0; len].into_boxed_slice(),
             previous: vec![0.0; len].into_boxed_slice(),
             max_intervals: max_intervals.max(2),
-            wide_vectors: crate::drum::membrane::cpu_has_avx2(),
+            wide_vectors: crate::cpu_has_avx2(),
         };
         tube.configure(material, intervals, time_step_s);
         tube

@@ -130,12 +130,23 @@ impl BowContact {
         ContactOutput { force_n: 0.0, relative_velocity_mps: free_velocity_mps, deflection_m: 0.0, iterations: 0, converged: true }
     }
 
+    /// Lifts the bow, and returns its output, when `input` has no usable normal force (below
+    /// [`MIN_NORMAL_FORCE_N`], infinite or NaN) or no finite free velocity.
+    #[inline]
+    pub(crate) fn lift_if_unusable(&mut self, input: &ContactInput) -> Option<ContactOutput> {
+        let fn_n = input.normal_force_n;
+        if fn_n >= MIN_NORMAL_FORCE_N && fn_n.is_finite() && input.free_velocity_mps.is_finite() {
+            return None;
+        }
+        Some(self.lift(if input.free_velocity_mps.is_finite() { input.free_velocity_mps } else { 0.0 }))
+    }
+
     /// Solves one sample of the contact and commits the new bristle state.
     pub fn solve(&mut self, input: &ContactInput) -> ContactOutput {
-        let fn_n = input.normal_force_n;
-        if !(fn_n >= MIN_NORMAL_FORCE_N && fn_n.is_finite()) || !input.free_velocity_mps.is_finite() {
-            return self.lift(if input.free_velocity_mps.is_finite() { input.free_velocity_mps } else { 0.0 });
+        if let Some(lifted) = self.lift_if_unusable(input) {
+            return lifted;
         }
+        let fn_n = input.normal_force_n;
         let noise = self.noise();
         let p = self.friction;
         let k = input.time_step_s;

@@ -17,7 +17,7 @@
 //! voice-sample of sixteen voices' 2,350, each a chain of short scalar operations
 //! (`docs/performance.md`). Four voices side by side share each instruction.
 
-use crate::friction::dupont_contact::{BowContact, ContactInput, ContactOutput, MIN_NORMAL_FORCE_N};
+use crate::friction::dupont_contact::{BowContact, ContactInput, ContactOutput};
 
 /// The bows solved together: four f64 lanes, one AVX2 register.
 pub const LANES: usize = 4;
@@ -58,18 +58,6 @@ struct Outcome {
     evaluations: [usize; LANES],
 }
 
-/// Whether this CPU runs the lanes (AVX2); elsewhere each contact is solved alone.
-fn lanes_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 impl BowContact {
     /// [`BowContact::solve`] for each of `contacts` with its `inputs`, four at a time:
     /// every contact ends in the state, and returns the output, that `solve` would give it,
@@ -77,7 +65,8 @@ impl BowContact {
     /// is the default).
     pub fn solve_lanes(contacts: &mut [Option<&mut BowContact>; LANES], inputs: &[ContactInput; LANES]) -> [ContactOutput; LANES] {
         let mut outputs = [ContactOutput::default(); LANES];
-        if !lanes_available() {
+        // Without AVX2, each contact is solved alone.
+        if !crate::cpu_has_avx2() {
             for (l, contact) in contacts.iter_mut().enumerate() {
                 if let Some(contact) = contact.as_deref_mut() {
                     outputs[l] = contact.solve(&inputs[l]);
@@ -87,26 +76,23 @@ impl BowContact {
         }
         let mut problems = Problems::default();
         let mut active = [false; LANES];
-        let mut noise = [0.0; LANES];
         for l in 0..LANES {
             let Some(contact) = contacts[l].as_deref_mut() else { continue };
             let input = &inputs[l];
-            let fn_n = input.normal_force_n;
-            if !(fn_n >= MIN_NORMAL_FORCE_N && fn_n.is_finite()) || !input.free_velocity_mps.is_finite() {
-                outputs[l] = contact.lift(if input.free_velocity_mps.is_finite() { input.free_velocity_mps } else { 0.0 });
+            if let Some(lifted) = contact.lift_if_unusable(input) {
+                outputs[l] = lifted;
                 continue;
             }
             active[l] = true;
-            noise[l] = contact.noise();
+            problems.noise[l] = contact.noise();
             let p = &contact.friction;
             problems.free_velocity_mps[l] = input.free_velocity_mps;
             problems.coupling_s_per_kg[l] = input.coupling_s_per_kg;
             problems.time_step_s[l] = input.time_step_s;
-            problems.normal_force_n[l] = fn_n;
+            problems.normal_force_n[l] = input.normal_force_n;
             problems.deflection_prev_m[l] = contact.deflection_m();
             problems.rate_prev_mps[l] = contact.rate_mps();
             problems.start_velocity_mps[l] = contact.velocity_mps();
-            problems.noise[l] = noise[l];
             problems.stiffness[l] = p.bristle_stiffness_n_per_m;
             problems.damping[l] = p.bristle_damping_kg_per_s;
             problems.viscous[l] = p.viscous_damping_kg_per_s;
@@ -120,14 +106,14 @@ impl BowContact {
             return outputs;
         }
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `lanes_available` found AVX2 on this CPU.
+        // SAFETY: `cpu_has_avx2` found AVX2 on this CPU.
         let found = unsafe { avx2::newton(&problems, active) };
         #[cfg(not(target_arch = "x86_64"))]
         let found: Outcome = unreachable!("no lanes on this CPU");
         for l in 0..LANES {
             if let (true, Some(contact)) = (active[l], contacts[l].as_deref_mut()) {
                 let accepted = found.accepted[l].then_some((found.rate_mps[l], found.force_n[l]));
-                outputs[l] = contact.finish(&inputs[l], noise[l], found.velocity_mps[l], found.deflection_m[l], accepted, found.iterations[l], found.evaluations[l]);
+                outputs[l] = contact.finish(&inputs[l], problems.noise[l], found.velocity_mps[l], found.deflection_m[l], accepted, found.iterations[l], found.evaluations[l]);
             }
         }
         outputs
@@ -248,10 +234,23 @@ mod avx2 {
     fn finite(a: V) -> V {
         lt(abs(a), splat(f64::INFINITY))
     }
+    /// Every lane false.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn none() -> V {
         _mm256_setzero_pd()
+    }
+    /// Every lane true.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn all() -> V {
+        _mm256_castsi256_pd(_mm256_set1_epi64x(-1))
+    }
+    /// `!mask`, lane by lane.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn not(mask: V) -> V {
+        _mm256_xor_pd(mask, all())
     }
 
     /// `exp_at_most_zero`, lane by lane to the bit: its integer cast is `trunc` (the same
@@ -356,7 +355,6 @@ mod avx2 {
     fn evaluate(p: &Terms, v: V, z: V) -> Evaluation {
         let z_abs = abs(z);
         let elastic = or(le(mul(v, z), none()), le(z_abs, p.break_away));
-        let all = splat(f64::from_bits(u64::MAX));
         if bits(elastic) == 0b1111 {
             // Every lane elastic: the law's rate is the velocity itself.
             let force = add(add(add(mul(p.stiffness, z), mul(p.damping, v)), mul(p.viscous, v)), p.noise_force);
@@ -371,7 +369,7 @@ mod avx2 {
         let width = sub(z_ss, p.break_away);
         let theta = div(sub(z_abs, mul(splat(0.5), add(z_ss, p.break_away))), width);
         let sliding = ge(z_abs, z_ss);
-        let on_slope = and_not(and_not(all, elastic), sliding);
+        let on_slope = and_not(not(elastic), sliding);
         let (sin, cos) = if bits(on_slope) == 0 { (none(), none()) } else { sin_cos_within_quarter_turn(mul(splat(PI), theta), on_slope) };
         let half_pi_cos = mul(splat(0.5 * PI), cos);
         let alpha = select(sliding, splat(1.0), mul(splat(0.5), add(splat(1.0), sin)));
@@ -428,8 +426,7 @@ mod avx2 {
             stribeck,
             stribeck_squared: mul(stribeck, stribeck),
         };
-        let all = f64::from_bits(u64::MAX);
-        let mut going = load(&active.map(|a| if a { all } else { 0.0 }));
+        let mut going = load(&active.map(|a| if a { f64::from_bits(u64::MAX) } else { 0.0 }));
         let mut v = load(&problems.start_velocity_mps);
         let mut z = p.deflection_prev;
         let mut e = evaluate(&p, v, z);
@@ -456,8 +453,8 @@ mod avx2 {
             let dv = div(sub(mul(e.g1, j22), mul(j12, e.g2)), det);
             let dz = div(sub(mul(j11, e.g2), mul(j21, e.g1)), det);
             let det_abs = abs(det);
-            let singular = or(and_not(splat(all), finite(det)), or(le(det_abs, splat(1e-300)), le(det_abs, mul(splat(1e-14), scale))));
-            let solved = and(and_not(splat(all), singular), and(finite(dv), finite(dz)));
+            let singular = or(not(finite(det)), or(le(det_abs, splat(1e-300)), le(det_abs, mul(splat(1e-14), scale))));
+            let solved = and(not(singular), and(finite(dv), finite(dz)));
             let small = and(lt(abs(dv), splat(VELOCITY_TOLERANCE_MPS)), lt(abs(dz), p.deflection_tolerance));
             let accept = and(going, and(solved, small));
             accepted = or(accepted, accept);
@@ -483,7 +480,7 @@ mod avx2 {
                     }
                 }
                 let lower = lt(add(squared_ratio(c.g1, velocity_scale), squared_ratio(c.g2, deflection_scale)), current);
-                let last = if halvings == MAX_STEP_HALVINGS { splat(all) } else { none() };
+                let last = if halvings == MAX_STEP_HALVINGS { all() } else { none() };
                 let take = and(and(stepping, or(lower, last)), and(finite(vc), finite(zc)));
                 v = select(take, vc, v);
                 z = select(take, zc, z);
@@ -501,7 +498,7 @@ mod avx2 {
                 halvings += 1;
             }
             // No finite step: the fallback takes over.
-            let stuck = or(and_not(splat(all), moved), and_not(splat(all), and(finite(e.g1), finite(e.g2))));
+            let stuck = or(not(moved), not(and(finite(e.g1), finite(e.g2))));
             going = and_not(going, stuck);
         }
         let accepted_bits = bits(accepted);
@@ -525,7 +522,7 @@ mod avx2 {
         /// ranges, at and past their ends, and on infinities and NaN.
         #[test]
         fn the_lane_functions_give_the_scalar_bits() {
-            if !super::super::lanes_available() {
+            if !crate::cpu_has_avx2() {
                 return;
             }
             let mut values = vec![0.0, -0.0, -708.0, -708.1, -745.0, -1e300, f64::NEG_INFINITY, f64::INFINITY, f64::NAN, 1.0, FRAC_PI_2, -FRAC_PI_2, 1.6, -3.0];
@@ -550,7 +547,7 @@ mod avx2 {
         #[target_feature(enable = "avx2")]
         unsafe fn lanes(x: &Lanes) -> (Lanes, Lanes, Lanes) {
             let v = load(x);
-            let (sin, cos) = sin_cos_within_quarter_turn(v, splat(f64::from_bits(u64::MAX)));
+            let (sin, cos) = sin_cos_within_quarter_turn(v, all());
             (store(exp_at_most_zero(v)), store(sin), store(cos))
         }
     }
