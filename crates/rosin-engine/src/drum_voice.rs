@@ -375,16 +375,18 @@ impl DrumVoice {
         friction.noise_per_normal_force = 0.004 * self.noise.next();
         // The bristles keep their stiffness relative to the membrane's tension (`c^2`) below
         // the reference wave speed: on a slack membrane the paper's 1e5 N/m would pin the bow
-        // point, and the drum would lock to a higher mode or go raucous. The Paper resolution
-        // keeps the paper's bow, as published.
-        let softening = if self.paper { 1.0 } else { (wave_speed / BRISTLE_REFERENCE_WAVE_SPEED_MPS).powi(2).min(1.0) };
+        // point, and the drum would lock to a higher mode or go raucous. A law may also keep
+        // them in proportion to a light played force (`LawBow::full_stiffness_force_n`).
+        // The Paper resolution keeps the paper's bow, as published.
+        let played_force_n = self.force.next();
+        let softening = if self.paper { 1.0 } else { (wave_speed / BRISTLE_REFERENCE_WAVE_SPEED_MPS).powi(2).min(self.law_bow.stiffness_share(played_force_n)) };
         let s0 = PAPER_BRISTLE_STIFFNESS_N_PER_M * softening * self.law_bow.bristle_scale;
         friction.bristle_stiffness_n_per_m = s0;
         friction.bristle_damping_kg_per_s = 0.001 * s0.sqrt();
         let (x, y) = (self.bow_x.next(), self.bow_y.next());
         let (bow_x_m, bow_y_m) = self.bow_point_m(x, y);
         let controls = DrumControls {
-            normal_force_n: self.force.next() * self.law_bow.force_scale_at(wave_speed) * self.envelope.pressure() * (0.6 + 0.4 * self.velocity),
+            normal_force_n: played_force_n * self.law_bow.force_scale_at(wave_speed) * self.envelope.pressure() * (0.6 + 0.4 * self.velocity),
             bow_velocity_mps: self.bow_velocity.next() * self.envelope.speed(),
             bow_x_m,
             bow_y_m,
@@ -441,11 +443,23 @@ pub struct LawBow {
     pub force_scale: f64,
     /// The force scale grows as the wave speed to this power.
     pub force_exponent: f64,
+    /// The played force (N) at and above which the bristles may reach the paper's
+    /// stiffness. Under it they are at most that share of it: stiffness in proportion to the
+    /// load, as a contact's is, keeps the bristles' deflection before sliding (`muS fN / s0`)
+    /// that of this force. 0: the paper's stiffness at any force.
+    pub full_stiffness_force_n: f64,
 }
 
 impl LawBow {
     /// The bow as the controls give it.
-    pub const AS_PLAYED: LawBow = LawBow { bristle_scale: 1.0, force_scale: 1.0, force_exponent: 0.0 };
+    pub const AS_PLAYED: LawBow = LawBow { bristle_scale: 1.0, force_scale: 1.0, force_exponent: 0.0, full_stiffness_force_n: 0.0 };
+
+    /// The most of the paper's stiffness the bristles may have at a played force of
+    /// `played_force_n` (before velocity and the attack scale it).
+    #[inline]
+    pub fn stiffness_share(&self, played_force_n: f64) -> f64 {
+        if self.full_stiffness_force_n > 0.0 { (played_force_n / self.full_stiffness_force_n).min(1.0) } else { 1.0 }
+    }
 
     /// What the played force is multiplied by at `wave_speed_mps`.
     #[inline]
@@ -458,8 +472,22 @@ impl LawBow {
 
     pub fn for_model(model: FrictionModel) -> Self {
         match model {
-            // The drum's own law, and the refined law with its hair, as played.
-            FrictionModel::ElastoPlastic | FrictionModel::PassiveRefined => Self::AS_PLAYED,
+            // The drum's own law, its bristles in proportion to the played force up to
+            // 10.9 N: at the default 6 N they are at most 0.55 times the paper's, a share
+            // the softening with the membrane's tension reaches at about G3 (76 m/s at the
+            // default Tuning). At the paper's stiffness and 6 N the bow of some keys from
+            // G#3 up drove the membrane near the bow point, at the key's pitch but 15 to 25
+            // dB under its neighbours: B3 and C#4 at 48 kHz, B3, C#4 and D4 at 44.1 kHz, G#3
+            // and B3 at 96 kHz, and at velocity 40 G#3 to C#4. Over every key from E2 to E4
+            // the levels strayed 13 to 21 dB from a line; at 0.5 to 0.6 times they stray 4.3
+            // to 5.8 dB at velocities 40, 90 and 127 and at 44.1, 48 and 96 kHz, every key
+            // periodic (0.995) and within 6.5 cents (at 0.65 G#3 at velocity 40 was still 14
+            // dB under). Every key softer (0.6 to 0.7 times throughout) sent keys 8 to 28
+            // cents off. The presets bow at 12 and 15 N, which held every key, and keep the
+            // paper's stiffness.
+            FrictionModel::ElastoPlastic => LawBow { full_stiffness_force_n: crate::controls::BOW_FORCE.default / DEFAULT_FORCE_STIFFNESS_SHARE, ..Self::AS_PLAYED },
+            // The refined law with its hair, as played: capped at 0.65 its A#3 faded by 8 dB.
+            FrictionModel::PassiveRefined => Self::AS_PLAYED,
             // Dahl's bristle is dragged along even while it unloads, so it holds the
             // membrane differently from the elasto-plastic bristle at the same stiffness
             // and force. As played, the membrane's higher modes take the contact over: on
@@ -470,7 +498,7 @@ impl LawBow {
             // played one at middle C's wave speed and goes as its square root: 0.84 times
             // at E2, 1.8 times at F#4. Then every key from C2 to F#4, at velocities 40, 90
             // and 127, is periodic (0.99) and within 8 cents.
-            FrictionModel::Dahl => LawBow { bristle_scale: 0.2, force_scale: 1.5, force_exponent: 0.5 },
+            FrictionModel::Dahl => LawBow { bristle_scale: 0.2, force_scale: 1.5, force_exponent: 0.5, full_stiffness_force_n: 0.0 },
             // No stiffness or force found holds the hyperbolic law's tone (see
             // `tests/drum_keys.rs`): it is played as the controls say.
             FrictionModel::Hyperbolic => Self::AS_PLAYED,
@@ -481,6 +509,10 @@ impl LawBow {
 /// The drum's ear corrects this share of each period's error: a rough bow's periods jitter
 /// by a few per cent, which a quicker ear would follow.
 pub const DRUM_EAR_GAIN: f64 = 0.1;
+
+/// The share of the paper's bristle stiffness the drum's own law keeps at the default Bow
+/// Force (`LawBow::full_stiffness_force_n`).
+pub const DEFAULT_FORCE_STIFFNESS_SHARE: f64 = 0.55;
 
 /// onofrei2021 Table 1's bristle stiffness (N/m).
 pub const PAPER_BRISTLE_STIFFNESS_N_PER_M: f64 = 1e5;
