@@ -23,6 +23,19 @@ pub mod friction;
 pub mod string;
 pub mod waveguide;
 
+/// The unit tests' random numbers: uniform in [0, 1), the same sequence for a seed on every
+/// run and machine (xorshift64, 53 bits).
+#[cfg(test)]
+pub(crate) fn test_uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// Whether this CPU has AVX2, for the hand-vectorised loops (the membrane's and the tube's
 /// stencils, the contacts in lanes) that choose their path at run time.
 pub(crate) fn cpu_has_avx2() -> bool {

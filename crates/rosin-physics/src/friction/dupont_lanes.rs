@@ -569,13 +569,7 @@ mod tests {
     /// infinity, no force) in some lanes while the others solve.
     #[test]
     fn lanes_give_the_scalar_solves_bits() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut unit = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut unit = crate::test_uniform(0x2545_F491_4F6C_DD1D);
         let mut compared = 0;
         let mut fallbacks = 0;
         let (mut on_slope, mut sliding) = (0, 0);

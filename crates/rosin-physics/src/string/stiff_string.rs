@@ -393,13 +393,8 @@ mod tests {
     #[test]
     fn the_dispatched_stencil_gives_the_scalar_bits() {
         let c = UpdateCoefficients { centre: 1.31, neighbour: 0.377, second_neighbour: -0.0123, previous_centre: -0.9991, previous_neighbour: 0.000_37, ..UpdateCoefficients::default() };
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut random = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut uniform = crate::test_uniform(0x2545_F491_4F6C_DD1D);
+        let mut random = || uniform() - 0.5;
         for count in [1usize, 3, 4, 7, 8, 15, 16, 17, 63, 200, 1023] {
             let u: Vec<f64> = (0..count + 4).map(|_| random() * 1e-3).collect();
             let p: Vec<f64> = (0..count + 4).map(|_| random() * 1e-3).collect();
