@@ -124,9 +124,9 @@ fn legato_scales() {
     println!("worst periodicity {:.3}, worst pitch {:.2} cents, worst burst {:+.1} dB", worst.0, worst.1, worst.2);
     println!("levels: the furthest a scale's note strays from a straight line is {:.1} dB ({})", worst_levels.0, worst_levels.1);
     // Every note of every scale speaks periodically (issue 14's 0.95), over the full matrix
-    // too (its worst: 0.964, the Matusiak string's B3 in Mono Legato at velocity 90; 0.951, its
-    // A3, until the ear believed no period more than 5 % off). The
-    // violin's top notes at velocity 127 went raucous (0.80) until its preset bowed at
+    // too (its worst: 0.964, the Matusiak string's B3 in Mono Legato at velocity 90; 0.951,
+    // its A3, until the ear believed no period more than 5 % off). The violin's top notes
+    // at velocity 127 went raucous (0.80) until its preset bowed at
     // 0.35 N instead of 0.4 (the E string's impedance is half the G string's, and so is
     // its Schelleng upper bound); the open strings ringing in sympathy at 50 % read as 0.89
     // to 0.93 on the violin's F#4 until the string presets set them at 25 %.
@@ -313,9 +313,9 @@ fn single_notes_across_the_range() {
     // ms) and its C#2 (144 ms at every rate). The Ghost Cello Lead's G3 spoke in 147 ms at
     // 48 kHz and 163 at 44.1 until its preset's bow came in over 350 ms instead of 400 (now
     // 132 ms at every rate; at 300 ms a Four Strings scale's levels strayed 8.9 dB from
-    // their line, over `MAX_SCALE_LEVEL_DEVIATION_DB`, where 350 reads 5.7). The cello's open C spoke
-    // in 168 ms until the Cello preset's bristles went from 3e4 to 1.2e4 N/m (with String
-    // Weight 100 %); now 122 ms. The viola's F#4 spoke in 398 ms until its
+    // their line, over `MAX_SCALE_LEVEL_DEVIATION_DB`, where 350 reads 5.7). The cello's
+    // open C spoke in 168 ms until the Cello preset's bristles went from 3e4 to 1.2e4 N/m
+    // (with String Weight 100 %); now 122 ms. The viola's F#4 spoke in 398 ms until its
     // preset's bow noise was halved: the noise, through the body's B1 modes either side of
     // it, held its periodicity near 0.95.
     println!("{} of {notes} notes speak later than {:.0} ms: {slow:?}; the latest in {:.0} ms", slow.len(), SPEAKS_WITHIN_S * 1e3, latest * 1e3);
