@@ -124,18 +124,24 @@ fn legato_scales() {
     println!("worst periodicity {:.3}, worst pitch {:.2} cents, worst burst {:+.1} dB", worst.0, worst.1, worst.2);
     println!("levels: the furthest a scale's note strays from a straight line is {:.1} dB ({})", worst_levels.0, worst_levels.1);
     // Every note of every scale speaks periodically (issue 14's 0.95), over the full matrix
-    // too (its worst: 0.964, the Matusiak string's B3 in Mono Legato at velocity 90; 0.951,
-    // its A3, until the ear believed no period more than 5 % off). The violin's top notes
+    // too (its worst: 0.950, the violin's F#4 in Four Strings at velocity 40, which starts
+    // rough, 0.87 to 0.94 over 50 ms, at that bow speed; it read 0.978 until the ear timed
+    // each slip at its middle, and 0.964 was then the worst, the Matusiak string's B3 in
+    // Mono Legato at velocity 90; 0.951, its A3, until the ear believed no period more than
+    // 5 % off). The violin's top notes
     // at velocity 127 went raucous (0.80) until its preset bowed at
     // 0.35 N instead of 0.4 (the E string's impedance is half the G string's, and so is
     // its Schelleng upper bound); the open strings ringing in sympathy at 50 % read as 0.89
     // to 0.93 on the violin's F#4 until the string presets set them at 25 %.
     assert!(worst.0 >= 0.95, "a note's periodicity is {:.3}", worst.0);
-    // In tune within 5 cents is the aim (issue 14); what holds is this. The notes still
-    // off over the full matrix, 2 of 2,430 in DAW order: the double bass's E1 at velocity
-    // 40 in Four Strings (-5.08) and its F#1 under vibrato (+5.06). Its F#1 reads sharp
-    // even without vibrato (+4.5): the output's period is 5.7 cents shorter than the
-    // period between the bow's slips, which the ear holds on the note. The cello's B3 at
+    // In tune within issue 14's 5 cents over the full matrix (its worst: 3.31 cents, the
+    // double bass's E1 in Four Strings and its D#3 with vibrato, both at velocity 40). Until
+    // the ear timed each slip at its middle, 2 of 2,430 notes in DAW order were over: that
+    // E1 (-5.08) and the double bass's F#1 under vibrato (+5.06; +4.5 without). Timed at its
+    // front, a slip that narrows as the note builds up reads each period long, and the ear,
+    // adding up what it hears, set the F#1 about 6 cents sharp of the period it held; that
+    // E1 was left flat because the ear starts only on the fourth period after the bow grips
+    // (now on the second, for periods longer than half the ear's time constant). The cello's B3 at
     // the top of a Mono Legato scale at velocity 127 read -6.5 until its preset bowed at
     // String Weight 100 % (its C string slipped twice a period, and the ear had tuned that
     // motion, 3 % sharper than one slip a period). The double bass's E1 and G#1 at velocity 40
@@ -167,7 +173,7 @@ fn legato_scales() {
 const MAX_SCALE_LEVEL_DEVIATION_DB: f64 = 6.5;
 
 /// The most a legato scale's note may be out of tune (cents).
-const MAX_LEGATO_CENTS: f64 = 5.5;
+const MAX_LEGATO_CENTS: f64 = 5.0;
 
 /// The most any note change may burst above 6 kHz over the steady notes around it: issue
 /// 14's 6 dB, for legato scales, repeated notes, chords and fast runs.
@@ -292,13 +298,14 @@ fn single_notes_across_the_range() {
     println!("worst periodicity {:.3}, worst pitch {:.2} cents", worst.0, worst.1);
     assert!(worst.0 >= 0.95, "a single note's periodicity is {:.3}", worst.0);
     assert!(worst.1 <= 5.0, "a single note is {:.2} cents out of tune", worst.1);
-    // Issue 14 asks for 3 dB. Each note is evened by the body's gain on the harmonics it was
+    // Issue 14's 3 dB. Each note is evened by the body's gain on the harmonics it was
     // heard with (`dsp::harmonic_probe`): through the body it comes out within 0.3 dB of its
     // dry level, so what is left is the strings' own. Over every key (`ROSIN_PHRASES=full`)
-    // every instrument but one holds 3 dB (the furthest 2.7 dB, the Willemsen steel string);
-    // the Matusiak string strays 3.6 dB at 48 kHz (2.6 at 44.1, 3.0 at 96): dry, at its
-    // paper's beta 0.079, the point bow slips two to five times a period on every key, and
-    // each key's level follows how many (`docs/physics.md`). At its paper's 2.343 N
+    // every instrument holds 3 dB at the three rates: the furthest are the Matusiak string
+    // (2.9 dB at 48 and 96 kHz, 2.5 at 44.1) and the Willemsen steel string (2.7). The
+    // Matusiak string strayed 3.6 dB at 48 kHz until the ear timed each slip at its middle:
+    // dry, at its paper's beta 0.079, the point bow slips two to five times a period on every
+    // key, and each key's level follows how many (`docs/physics.md`). At its paper's 2.343 N
     // instead of 3 N it held 3.0 dB and its scales stayed clean, but its home key G2 at
     // velocity 101 read +5.3 cents by its spectrum's peak (`tests/clap_expression.rs`), and
     // at 2.2 or 2.7 N a scale's note went 17 to 165 cents off. It was 4.6 dB while the
@@ -328,7 +335,7 @@ const SPEAKS_WITHIN_S: f64 = 0.150;
 const SWELL_ATTACK_MS: f64 = 500.0;
 
 /// The most a held note's level may stray from a straight line over its instrument's keys.
-const MAX_LEVEL_DEVIATION_DB: f64 = 3.7;
+const MAX_LEVEL_DEVIATION_DB: f64 = 3.0;
 
 /// The loudest output of the voice playing `key` over the next `seconds` (0 once it is free).
 fn voice_level(engine: &mut rosin_engine::voices::Engine, key: u8, seconds: f64) -> f64 {
@@ -571,13 +578,15 @@ fn with_string_weight_every_string_of_every_set_slips_once_a_period() {
         }
     }
     println!("String Weight 100 %: {} of {keys} keys do not slip once a period: {off:?}", off.len());
-    // Measured: 0 of 296 at velocity 90 (2 until the ear believed no period more than 5 %
-    // off: the violin's A#4, twice, and the Willemsen steel string's A4, 0.85). The full
-    // matrix, 22 of 888 (18 until then): at velocity 40 the cello's C#2 to F2 (twice; three
-    // times before its preset's bristles went from 3e4 to 1.2e4 N/m, when the count was 20)
-    // and the Ghost Cello's G#3 (its A#3 until its preset's bow came in over 350 ms, not
-    // 400); at 127 the viola's C3 to E3 and G5 to C6, the violin's G3, A3, C4 and D5, and
-    // the Willemsen string's A4 to F5, the weight too heavy there.
+    // Measured: 1 of 296 at velocity 90, the Willemsen steel string's A4 (0.90; 0 of 296
+    // before the ear timed each slip at its middle, 2 until it believed no period more than
+    // 5 % off: the violin's A#4, twice, and that A4, 0.85). The full matrix, 14 of 888 (22,
+    // and 18 before the 5 %): at velocity 40 the cello's C#2 to F2 (twice; three times
+    // before its preset's bristles went from 3e4 to 1.2e4 N/m, when the count was 20) and
+    // the Ghost Cello's G#3 (its A#3 until its preset's bow came in over 350 ms, not 400);
+    // at 127 the viola's C3 to E3, the violin's G3 and C4 and the Willemsen string's A4, the
+    // weight too heavy there. A slip counts if the string runs back at half the bow's speed
+    // or more (`SLIP_PEAK_RATIO`): bow noise that only halts it is not one.
     assert!(off_at_90 * 100 <= keys_at_90, "{off_at_90} of {keys_at_90} keys at velocity 90 do not slip once a period: {off:?}");
     assert!(off.len() * 40 <= keys, "{} of {keys} keys do not slip once a period: {off:?}", off.len());
 }
