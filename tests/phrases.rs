@@ -140,8 +140,8 @@ fn legato_scales() {
     // E1 (-5.08) and the double bass's F#1 under vibrato (+5.06; +4.5 without). Timed at its
     // front, a slip that narrows as the note builds up reads each period long, and the ear,
     // adding up what it hears, set the F#1 about 6 cents sharp of the period it held; that
-    // E1 was left flat because the ear starts only on the fourth period after the bow grips
-    // (now on the second, for periods longer than half the ear's time constant). The cello's B3 at
+    // E1 was left flat because the ear corrected only from the fifth period the bow grips
+    // (now from the third, on periods longer than a quarter of its time constant). The cello's B3 at
     // the top of a Mono Legato scale at velocity 127 read -6.5 until its preset bowed at
     // String Weight 100 % (its C string slipped twice a period, and the ear had tuned that
     // motion, 3 % sharper than one slip a period). The double bass's E1 and G#1 at velocity 40
