@@ -8,7 +8,7 @@ use common::*;
 use rosin_engine::controls::Controls;
 use rosin_physics::string::tuning::midi_key_to_hz;
 use rosin_engine::render::{render, Timeline, TimelineItem};
-use rosin_engine::voice::Phase;
+use rosin_engine::voice::{Phase, SOFTEST_FORCE_SHARE};
 use rosin_engine::voices::{Engine, NoteEvent, NotePattern, MAX_VOICES};
 
 fn note_on(engine: &mut Engine, key: u8, velocity: f64) {
@@ -144,11 +144,16 @@ fn velocity_shapes_the_attack_and_the_force() {
     let (soft, soft_engine) = render_note(62, 0.2, rate, 1.2, 0.0, Controls::default());
     let (hard_attack, soft_attack) = (attack_time_s(&hard, rate), attack_time_s(&soft, rate));
     assert!(hard_attack < 0.75 * soft_attack, "attack {hard_attack:.3} s (hard) vs {soft_attack:.3} s (soft)");
-    // A harder note presses harder: 100 % of Bow Force at velocity 1, 68 % at 0.2. (The
-    // level of Helmholtz motion follows the bow's speed and position, not its force.)
+    // A harder note presses harder: 100 % of Bow Force at velocity 1 and 90 % at 0.75, but
+    // never under 80 % (`SOFTEST_FORCE_SHARE`), so at 0.2 as at 0.5. (The level of Helmholtz
+    // motion follows the bow's speed and position, not its force.)
     let force = |e: &Engine| e.voices()[0].applied_controls().normal_force_n;
-    let ratio = force(&hard_engine) / force(&soft_engine);
-    assert!((ratio - 1.0 / 0.68).abs() < 1e-6, "force ratio {ratio}");
+    let (_, firm_engine) = render_note(62, 0.75, rate, 1.2, 0.0, Controls::default());
+    let (_, half_engine) = render_note(62, 0.5, rate, 1.2, 0.0, Controls::default());
+    let share = |e: &Engine| force(e) / force(&hard_engine);
+    assert!((share(&firm_engine) - 0.9).abs() < 1e-9, "at velocity 0.75 the bow presses {:.4} of its force at 1", share(&firm_engine));
+    assert!((share(&half_engine) - SOFTEST_FORCE_SHARE).abs() < 1e-9, "at velocity 0.5 {:.4}", share(&half_engine));
+    assert!((share(&soft_engine) - SOFTEST_FORCE_SHARE).abs() < 1e-9, "at velocity 0.2 {:.4}", share(&soft_engine));
 }
 
 #[test]
