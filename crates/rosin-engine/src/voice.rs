@@ -270,8 +270,9 @@ pub fn velocity_force_share(velocity: f64) -> f64 {
 /// 60 % of it, as velocity 0 pressed until issue 14's scales at 44.1 kHz were measured,
 /// the heavier strings fell under their lower bound at velocity 40: the cello's open C2
 /// slipped twice a period for 0.45 s (and read -13.6 cents), the viola's E3 read 0.93, and
-/// three notes of the Matusiak string read 7.3 to 16.9 cents off. A player bowing softly keeps the bow on the string with the weight it
-/// needs; what a soft note gives up is its attack's speed.
+/// three notes of the Matusiak string read 7.3 to 16.9 cents off. A player bowing softly
+/// keeps the bow on the string with the weight it needs; what a soft note gives up is its
+/// attack's speed.
 pub const SOFTEST_FORCE_SHARE: f64 = 0.8;
 
 /// A player's hand or lifted finger on a string: it rings down by 60 dB in about 0.17 s
