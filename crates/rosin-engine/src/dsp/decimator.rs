@@ -63,14 +63,14 @@ impl Decimator {
     #[inline]
     pub fn output(&self) -> f64 {
         let len = TAPS_PER_PHASE * self.factor;
+        // The newest `len` samples in order, oldest first: `newest[len - 1 - i]` is x[n - i].
+        let newest = &self.history[self.write..self.write + len];
         if self.factor == 1 {
-            return self.history[(self.write + len - 1) % len];
+            return newest[len - 1];
         }
         let mut acc = 0.0;
-        // history[write - 1 - i] is x[n - i]
-        for i in 0..len {
-            let index = (self.write + len - 1 - i) % len;
-            acc += self.taps[i] * self.history[index];
+        for (tap, sample) in self.taps[..len].iter().zip(newest.iter().rev()) {
+            acc += tap * sample;
         }
         acc
     }
