@@ -30,10 +30,15 @@ ensure_packages "${SYSTEM_PACKAGES[@]}" "${SCREENSHOT_PACKAGES[@]}"
 python=$(python_env)
 
 # One build serves every step: the programs (rosin-render, rosin-lab, the standalone
-# editor), the plugin library and every test, all with one feature set, so nothing is
-# compiled twice. The allocation guard checks the audio path; the standalone feature only
-# adds the standalone wrapper, which the plugin never calls.
-build=(--workspace --exclude xtask --exclude rosin-benches --features rosin/assert_process_allocs,rosin/standalone)
+# editor), the plugin library, every test and the benches' check, all with one feature
+# set, so nothing is compiled twice. The benches' package is in it although no test runs
+# from it: cargo unifies the features of every dependency over the packages it is given,
+# and checking the benches alone (`-p rosin-benches`) turned serde's `alloc` feature on
+# for that check only (criterion's dependencies want it), so serde and some 30 crates that
+# depend on it, egui and nice-plug among them, were built a second time. The allocation guard
+# checks the audio path; the standalone feature only adds the standalone wrapper, which
+# the plugin never calls.
+build=(--workspace --exclude xtask --features rosin/assert_process_allocs,rosin/standalone)
 
 say "Building the programs, the plugin and the tests (one build)"
 cargo build --quiet "${build[@]}" --bins --tests
@@ -47,7 +52,7 @@ cp "$library" target/bundled/Rosin.clap
 cp "$library" target/bundled/Rosin.vst3/Contents/x86_64-linux/Rosin.so
 
 say "Checking that the benches compile (they run with 'cargo bench', not here)"
-cargo test --quiet -p rosin-benches --benches --no-run
+cargo test --quiet "${build[@]}" --benches --no-run
 
 say "VST3 through a real host (pedalboard)"
 "$python" tests/vst3_host.py target/bundled/Rosin.vst3
