@@ -34,10 +34,10 @@ python=$(python_env)
 # set, so nothing is compiled twice. The benches' package is in it although no test runs
 # from it: cargo unifies the features of every dependency over the packages it is given,
 # and checking the benches alone (`-p rosin-benches`) turned serde's `alloc` feature on
-# for that check only (criterion's dependencies want it), so serde and some 30 crates that
-# depend on it, egui and nice-plug among them, were built a second time. The allocation guard
-# checks the audio path; the standalone feature only adds the standalone wrapper, which
-# the plugin never calls.
+# for that check only (criterion's dependencies want it), so serde and some 30 crates
+# built on it, egui and nice-plug among them, were compiled a second time (5 minutes).
+# The allocation guard checks the audio path; the standalone feature only adds the
+# standalone wrapper, which the plugin never calls.
 build=(--workspace --exclude xtask --features rosin/assert_process_allocs,rosin/standalone)
 
 say "Building the programs, the plugin and the tests (one build)"
