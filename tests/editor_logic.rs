@@ -374,3 +374,20 @@ fn the_window_opens_at_the_size_the_project_was_saved_at_and_records_the_players
     assert_eq!(window_size_to_restore((-800.0, 500.0)), None);
     assert_eq!(window_size_to_restore((3840.4, 2160.0)), Some((3840.0, 2160.0)));
 }
+
+/// Every control is a host parameter with the same ID (DAW projects store them), each ID
+/// reaches its parameter, and a fresh plugin's parameters are the controls' defaults.
+#[test]
+fn every_control_is_a_parameter_with_the_same_id() {
+    use nice_plug::prelude::Params;
+    use rosin::params::RosinParams;
+    let params = RosinParams::default();
+    let map = params.param_map();
+    let ids: Vec<&str> = map.iter().map(|(id, _, _)| id.as_str()).collect();
+    assert_eq!(ids.len(), controls::ALL.len());
+    for spec in controls::ALL {
+        assert!(ids.contains(&spec.id), "missing parameter {}", spec.id);
+        assert!(params.value_of(spec.id).is_some(), "parameter {} is not looked up", spec.id);
+    }
+    assert_eq!(params.controls(), Controls::from_lookup(|s| s.default as f32 as f64));
+}
