@@ -130,8 +130,9 @@ fn legato_scales() {
     // which started rough, 0.87 to 0.94 over 50 ms, until a soft note pressed with at
     // least 80 % of Bow Force: it reads 0.978 again, as it did until the ear timed each slip
     // at its middle, when 0.964 was the worst, the Matusiak string's B3 in Mono Legato at
-    // velocity 90; 0.951, its A3, until the ear believed no period more than 5 % off). The violin's top notes at velocity 127 went raucous (0.80) until its preset
-    // bowed at 0.35 N instead of 0.4 (the E string's impedance is half the G string's, and
+    // velocity 90; 0.951, its A3, until the ear believed no period more than 5 % off). The
+    // violin's top notes at velocity 127 went raucous (0.80) until its preset bowed at
+    // 0.35 N instead of 0.4 (the E string's impedance is half the G string's, and
     // so is its Schelleng upper bound; at 0.35 N its B4 still read 0.948 at 44.1 kHz); the
     // open strings ringing in sympathy at 50 % read as 0.89 to 0.93 on the violin's F#4
     // until the string presets set them at 25 %.

@@ -42,7 +42,7 @@ use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::drum::membrane::{Membrane, MembraneTuning};
 use rosin_physics::string::intonation::Intonation;
 use rosin_physics::string::tuning::midi_key_to_hz;
-use crate::voice::NoteId;
+use crate::voice::{played_force_share, NoteId};
 
 /// The open end's displacement (m) to full scale, for middle C's wave speed: a default
 /// note peaks near -6 dBFS.
@@ -386,7 +386,7 @@ impl DrumVoice {
         let (x, y) = (self.bow_x.next(), self.bow_y.next());
         let (bow_x_m, bow_y_m) = self.bow_point_m(x, y);
         let controls = DrumControls {
-            normal_force_n: played_force_n * self.law_bow.force_scale_at(wave_speed) * self.envelope.pressure() * (0.6 + 0.4 * self.velocity),
+            normal_force_n: played_force_n * self.law_bow.force_scale_at(wave_speed) * self.envelope.pressure() * played_force_share(self.velocity),
             bow_velocity_mps: self.bow_velocity.next() * self.envelope.speed(),
             bow_x_m,
             bow_y_m,

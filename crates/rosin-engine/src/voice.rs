@@ -258,11 +258,19 @@ pub struct StringVoice {
     heard_now: bool,
 }
 
-/// The share of *Bow Force* a note's velocity (0 to 1) presses with: 60 % at 0 to 100 % at 1,
-/// but never under [`SOFTEST_FORCE_SHARE`].
+/// The share of the played force a note's velocity (0 to 1) asks for: 60 % at 0 to 100 % at
+/// 1. The friction drum presses with it as it is (its keys were tuned with it); a string
+/// with [`velocity_force_share`].
+#[inline]
+pub fn played_force_share(velocity: f64) -> f64 {
+    0.6 + 0.4 * velocity
+}
+
+/// The share of *Bow Force* a string's note presses with: [`played_force_share`], but never
+/// under [`SOFTEST_FORCE_SHARE`].
 #[inline]
 pub fn velocity_force_share(velocity: f64) -> f64 {
-    (0.6 + 0.4 * velocity).max(SOFTEST_FORCE_SHARE)
+    played_force_share(velocity).max(SOFTEST_FORCE_SHARE)
 }
 
 /// The least share of *Bow Force* a soft note presses with (MIDI velocity 63 and under).
