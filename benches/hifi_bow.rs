@@ -69,6 +69,14 @@ fn summary() {
         let rtf = real_time_factor(points, 4.0);
         println!("  M = {points}: {rtf:7.1} x real time, {:6.1} ns per sample, {:5.2} % of a core", 1e9 / (rtf * RATE), 100.0 / rtf);
     }
+    // Issue 16 asks for eight ribbon voices together at 4 x real time.
+    let chord = [48, 52, 55, 60, 64, 67, 72, 76];
+    let mut engine = common::sounding(&ribbon(3.0, 1.0), &chord, 0.8, 0.5);
+    let rtf = common::real_time_factor(4.0, |buffer: &mut [f32]| engine.render(buffer));
+    println!(
+        "\nEight ribbon voices together (M = 4, torsion; C3 E3 G3 C4 E4 G4 C5 E5, the engine and body): {rtf:6.2} x real time, {:6.1} ns a voice-sample",
+        1e9 / (rtf * RATE * chord.len() as f64)
+    );
     println!("\nThe ribbon bow as a string voice at 48 kHz (the engine, body included, one note):");
     for (name, key) in [("G3", 55u8), ("A4", 69)] {
         let point = {

@@ -83,6 +83,9 @@ print(f'$name: {(long - short) / samples:,.0f} instructions per sample, {(long -
 say "counting with callgrind (${SHORT_S} s and ${LONG_S} s renders at $RATE_HZ Hz)"
 per_voice_sample "one voice, G3 (body and mix included)" 55
 per_voice_sample "16 voices, C3 to G5 every whole tone" $(seq 48 2 78)
+RENDER_OPTIONS="--set bow_model=1"
+per_voice_sample "8 ribbon-bow voices (M = 4, torsion), C3 E3 G3 C4 E4 G4 C5 E5" 48 52 55 60 64 67 72 76
+RENDER_OPTIONS=
 silence "Poly (default)" ""
 silence "Four Strings (Violin)" "--preset Violin"
 silence "Mono Legato" "--set play_mode=2"

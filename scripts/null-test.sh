@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Null test: renders the demo phrase with the default controls, with every factory preset,
-# with each friction law and on the waveguide engine, and compares the WAV files with those
-# of another build, sample by sample.
+# with each friction law, on the waveguide engine and with the ribbon bow, and compares
+# the WAV files with those of another build, sample by sample.
 #
 #   scripts/null-test.sh render DIR          render the phrases of this tree into DIR
 #   scripts/null-test.sh compare REF NEW     print the difference of each pair of files
@@ -34,6 +34,9 @@ render() {
         "$render" --set friction_model=$model --output "$dir/demo-friction-model-$model.wav" 2>/dev/null
     done
     "$render" --set string_engine=1 --output "$dir/demo-waveguide.wav" 2>/dev/null
+    # The ribbon bow: four points with torsion (its defaults), and two without.
+    "$render" --set bow_model=1 --output "$dir/demo-ribbon.wav" 2>/dev/null
+    "$render" --set bow_model=1 --set bow_width=1 --set bow_torsion=0 --output "$dir/demo-ribbon-two-points.wav" 2>/dev/null
     echo "rendered $(ls "$dir"/*.wav | wc -l) files into $dir" >&2
 }
 

@@ -23,11 +23,13 @@
 //! sample if nothing finite comes out.
 
 use crate::friction::dupont::{refined_bristle_damping, ElastoPlasticParams};
+use crate::friction::dupont_lanes::bristle_rates;
 use crate::friction::newton::{solve_dense_in_place, IterationStats};
 use crate::friction::refined::{BristleDamping, RefinedBristle, RefinedProblem};
 
 /// The most contact points across the bow.
 pub const MAX_CONTACT_POINTS: usize = 4;
+const _: () = assert!(MAX_CONTACT_POINTS == crate::friction::dupont_lanes::LANES, "one lane a point");
 const MAX_UNKNOWNS: usize = 2 * MAX_CONTACT_POINTS;
 /// Newton steps of the coupled solve before the fallback.
 pub const MAX_NEWTON_STEPS: usize = 40;
@@ -113,6 +115,9 @@ pub struct BristleContact {
     /// The coupled Newton's cap (at most [`MAX_NEWTON_STEPS`]): lowering it forces the
     /// fallback, for tests.
     pub max_newton_steps: usize,
+    /// Evaluates the law at every point at once in vector lanes where the CPU has them
+    /// (the default); off, one point at a time. The same bits either way (a test compares).
+    pub law_in_lanes: bool,
     pub stats: IterationStats,
     /// Samples whose fallback ended short of the root and not passive, answered by lifting
     /// the bow (see [`BristleContact::solve`]).
@@ -150,6 +155,7 @@ impl BristleContact {
             last_rate_mps: [0.0; MAX_CONTACT_POINTS],
             tolerance_mps: DEFAULT_TOLERANCE_MPS,
             max_newton_steps: MAX_NEWTON_STEPS,
+            law_in_lanes: true,
             stats: IterationStats::default(),
             passivity_lifts: 0,
         }
@@ -200,28 +206,48 @@ impl BristleContact {
 
     #[inline]
     fn point_state(&self, normal_force_n: f64, k: f64, m: usize, v: f64, r: f64) -> PointState {
+        let rate = self.friction.bristle_rate(normal_force_n, v, r);
+        self.point_state_at_rate(normal_force_n, k, m, v, r, (rate.rate_mps, rate.d_rate_d_velocity, rate.d_rate_d_deflection))
+    }
+
+    /// [`Self::point_state`] with the law's bristle rate and its partials by `v` and `r`
+    /// already worked out.
+    #[inline]
+    fn point_state_at_rate(&self, normal_force_n: f64, k: f64, m: usize, v: f64, r: f64, (rate_mps, d_rate_d_velocity, d_rate_d_deflection): (f64, f64, f64)) -> PointState {
         let s0 = self.friction.bristle_stiffness_n_per_m;
         let (s1, ds1) = self.damping(normal_force_n, v);
         let delta_z = 2.0 * (r - self.z_half[m]) / k;
-        let rate = self.friction.bristle_rate(normal_force_n, v, r);
         PointState {
             force_n: s0 * r + s1 * delta_z,
             rate_mps: delta_z,
-            residual_rate_mps: delta_z - rate.rate_mps,
+            residual_rate_mps: delta_z - rate_mps,
             d_force_d_velocity: ds1 * delta_z,
             d_force_d_deflection: s0 + 2.0 * s1 / k,
-            d_rate_d_velocity: rate.d_rate_d_velocity,
-            d_rate_d_deflection: rate.d_rate_d_deflection,
+            d_rate_d_velocity,
+            d_rate_d_deflection,
         }
     }
 
     /// The residual of eqs. 60-61 at `x = (v, r)`, its squared norm (m^2/s^2: both halves
     /// are velocities), and the per-point derivatives for the Jacobian.
-    fn evaluate(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &Unknowns) -> Evaluation {
-        let n = system.points;
+    fn evaluate<const N: usize>(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &Unknowns) -> Evaluation {
+        debug_assert_eq!(system.points, N);
+        let n = N;
         let mut states = [PointState::default(); MAX_CONTACT_POINTS];
-        for m in 0..n {
-            states[m] = self.point_state(normal_force_n, k, m, x[m], x[n + m]);
+        // The law at every point at once, in vector lanes where the CPU has them (the same
+        // bits as one point at a time); a lane no point uses is at rest, and elastic.
+        let (mut v, mut r) = ([0.0; MAX_CONTACT_POINTS], [0.0; MAX_CONTACT_POINTS]);
+        v[..n].copy_from_slice(&x[..n]);
+        r[..n].copy_from_slice(&x[n..2 * n]);
+        let lanes = if N > 1 && self.law_in_lanes { bristle_rates(&self.friction, normal_force_n, &v, &r) } else { None };
+        if let Some((rate, d_rate_d_velocity, d_rate_d_deflection)) = lanes {
+            for m in 0..n {
+                states[m] = self.point_state_at_rate(normal_force_n, k, m, v[m], r[m], (rate[m], d_rate_d_velocity[m], d_rate_d_deflection[m]));
+            }
+        } else {
+            for m in 0..n {
+                states[m] = self.point_state(normal_force_n, k, m, x[m], x[n + m]);
+            }
         }
         let c = &system.mobility_s_per_kg;
         let mut residual = [0.0; MAX_UNKNOWNS];
@@ -244,8 +270,9 @@ impl BristleContact {
     /// `e = dF/dv + dF/dr g_v / d` (the force's slope along the bristle's constraint), and
     /// `dr = (R2 + g_v dv) / d`. The same step as the full `2M x 2M` solve, for an eighth
     /// of the work.
-    fn newton_step(&self, system: &ContactSystem, k: f64, evaluation: &Evaluation) -> Option<Unknowns> {
-        let n = system.points;
+    fn newton_step<const N: usize>(&self, system: &ContactSystem, k: f64, evaluation: &Evaluation) -> Option<Unknowns> {
+        debug_assert_eq!(system.points, N);
+        let n = N;
         let c = &system.mobility_s_per_kg;
         let states = &evaluation.states;
         let residual = &evaluation.residual;
@@ -258,8 +285,8 @@ impl BristleContact {
             slope[j] = state.d_force_d_velocity + state.d_force_d_deflection * state.d_rate_d_velocity / diagonal[j];
             weighted_rate[j] = state.d_force_d_deflection * residual[n + j] / diagonal[j];
         }
-        let mut matrix = [[0.0; MAX_CONTACT_POINTS]; MAX_CONTACT_POINTS];
-        let mut rhs = [0.0; MAX_CONTACT_POINTS];
+        let mut matrix = [[0.0; N]; N];
+        let mut rhs = [0.0; N];
         for m in 0..n {
             let mut coupled = 0.0;
             for j in 0..n {
@@ -282,7 +309,8 @@ impl BristleContact {
 
     /// Whether a Newton step `dx` is below tolerance.
     #[inline]
-    fn step_is_small(&self, n: usize, k: f64, x: &Unknowns, dx: &Unknowns) -> bool {
+    fn step_is_small<const N: usize>(&self, k: f64, x: &Unknowns, dx: &Unknowns) -> bool {
+        let n = N;
         let tol_v = self.tolerance_mps;
         let tol_r = 0.5 * k * self.tolerance_mps;
         (0..n).all(|m| dx[m].abs() <= tol_v + 1e-14 * x[m].abs() && dx[n + m].abs() <= tol_r + 1e-14 * x[n + m].abs())
@@ -290,13 +318,14 @@ impl BristleContact {
 
     /// Damped Newton from `x`. Returns whether it converged and the steps taken; `x` is
     /// left at the best point reached.
-    fn newton(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns, cap: usize, budget: &mut usize) -> (bool, usize) {
-        let n = system.points;
+    fn newton<const N: usize>(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns, cap: usize, budget: &mut usize) -> (bool, usize) {
+        debug_assert_eq!(system.points, N);
+        let n = N;
         if *budget < n {
             return (false, 0);
         }
         *budget -= n;
-        let mut evaluation = self.evaluate(system, normal_force_n, k, x);
+        let mut evaluation = self.evaluate::<N>(system, normal_force_n, k, x);
         for iteration in 1..=cap {
             if !evaluation.merit.is_finite() {
                 return (false, iteration);
@@ -304,10 +333,10 @@ impl BristleContact {
             if evaluation.merit == 0.0 {
                 return (true, iteration);
             }
-            let Some(step) = self.newton_step(system, k, &evaluation) else {
+            let Some(step) = self.newton_step::<N>(system, k, &evaluation) else {
                 return (false, iteration);
             };
-            if self.step_is_small(n, k, x, &step) {
+            if self.step_is_small::<N>(k, x, &step) {
                 for i in 0..2 * n {
                     x[i] -= step[i];
                 }
@@ -324,7 +353,7 @@ impl BristleContact {
                 for i in 0..2 * n {
                     trial[i] = x[i] - scale * step[i];
                 }
-                let trial_evaluation = self.evaluate(system, normal_force_n, k, &trial);
+                let trial_evaluation = self.evaluate::<N>(system, normal_force_n, k, &trial);
                 if trial_evaluation.merit < evaluation.merit {
                     evaluation = trial_evaluation;
                     accepted = true;
@@ -438,7 +467,19 @@ impl BristleContact {
     /// bristle state.
     pub fn solve(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
         debug_assert_eq!(system.points, self.points);
-        let n = self.points;
+        // One solver for each number of points, so that every loop over them has a length
+        // the compiler knows: it unrolls them and drops their bounds checks (the same
+        // operations in the same order, so the same bits).
+        match self.points {
+            1 => self.solve_points::<1>(system, normal_force_n, time_step_s),
+            2 => self.solve_points::<2>(system, normal_force_n, time_step_s),
+            3 => self.solve_points::<3>(system, normal_force_n, time_step_s),
+            _ => self.solve_points::<MAX_CONTACT_POINTS>(system, normal_force_n, time_step_s),
+        }
+    }
+
+    fn solve_points<const N: usize>(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
+        let n = N;
         let k = time_step_s;
         let finite_input = system.free_velocity_mps[..n].iter().all(|a| a.is_finite());
         if !(normal_force_n >= MIN_NORMAL_FORCE_N) || !normal_force_n.is_finite() || !finite_input {
@@ -453,7 +494,7 @@ impl BristleContact {
         }
         let cap = self.max_newton_steps.clamp(1, MAX_NEWTON_STEPS);
         let mut budget = MAX_EVALUATIONS_PER_POINT * n;
-        let (converged, iterations) = self.newton(system, normal_force_n, k, &mut x, cap, &mut budget);
+        let (converged, iterations) = self.newton::<N>(system, normal_force_n, k, &mut x, cap, &mut budget);
         let fell_back = !converged;
         // Friction-law evaluations at single points this sample (an `evaluate` is `n`).
         let mut evaluations = MAX_EVALUATIONS_PER_POINT * n - budget + n;
@@ -461,14 +502,14 @@ impl BristleContact {
             self.stats.fallbacks += 1;
             self.stats.record(MAX_NEWTON_STEPS);
             let newton_best = x;
-            let newton_merit = self.evaluate(system, normal_force_n, k, &x).merit;
+            let newton_merit = self.evaluate::<N>(system, normal_force_n, k, &x).merit;
             // The sweeps and the polish each have a budget of their own: the sweeps bring x
             // near the root, the polish converges there quadratically.
             let mut sweeps = FALLBACK_EVALUATIONS_PER_POINT * n;
             self.gauss_seidel(system, normal_force_n, k, &mut x, &mut sweeps);
             let mut polish = POLISH_EVALUATIONS_PER_POINT * n;
-            self.newton(system, normal_force_n, k, &mut x, MAX_POLISH_STEPS, &mut polish);
-            let merit = self.evaluate(system, normal_force_n, k, &x).merit;
+            self.newton::<N>(system, normal_force_n, k, &mut x, MAX_POLISH_STEPS, &mut polish);
+            let merit = self.evaluate::<N>(system, normal_force_n, k, &x).merit;
             // The sweeps' starting forces, and the two merits.
             evaluations += FALLBACK_EVALUATIONS_PER_POINT * n - sweeps + POLISH_EVALUATIONS_PER_POINT * n - polish + 3 * n;
             if !(merit <= newton_merit) && newton_merit.is_finite() {
@@ -554,15 +595,15 @@ mod tests {
         let sys = system(-0.2);
         let k = 1.0 / 44_100.0;
         let x = [0.05, 0.12, -0.3, 0.2, 3e-6, 5.5e-6, -2e-6, 6.9e-6];
-        let evaluation = contact.evaluate(&sys, 0.6, k, &x);
+        let evaluation = contact.evaluate::<4>(&sys, 0.6, k, &x);
         let jac = full_jacobian(&sys, k, &evaluation);
         for col in 0..8 {
             let delta = if col < 4 { 1e-7 } else { 1e-13 };
             let (mut up, mut down) = (x, x);
             up[col] += delta;
             down[col] -= delta;
-            let ru = contact.evaluate(&sys, 0.6, k, &up).residual;
-            let rd = contact.evaluate(&sys, 0.6, k, &down).residual;
+            let ru = contact.evaluate::<4>(&sys, 0.6, k, &up).residual;
+            let rd = contact.evaluate::<4>(&sys, 0.6, k, &down).residual;
             for row in 0..8 {
                 let numeric = (ru[row] - rd[row]) / (2.0 * delta);
                 assert!((jac[row][col] - numeric).abs() <= 1e-5 * (1.0 + numeric.abs()), "J[{row}][{col}] = {} vs {numeric}", jac[row][col]);
@@ -571,7 +612,7 @@ mod tests {
         let mut full = jac;
         let mut step = evaluation.residual;
         assert!(solve_dense_in_place(&mut full, &mut step, 8));
-        let reduced = contact.newton_step(&sys, k, &evaluation).unwrap();
+        let reduced = contact.newton_step::<4>(&sys, k, &evaluation).unwrap();
         for i in 0..8 {
             assert!((reduced[i] - step[i]).abs() <= 1e-9 * step[i].abs().max(if i < 4 { 1e-6 } else { 1e-12 }), "step {i}: {} vs {}", reduced[i], step[i]);
         }
@@ -595,6 +636,51 @@ mod tests {
                 assert!((expected.velocity_mps[m] - got.velocity_mps[m]).abs() < 1e-9, "a = {a}: {:?} vs {:?}", expected.velocity_mps, got.velocity_mps);
             }
         }
+    }
+
+    /// The law evaluated at every point at once, in vector lanes, gives the solve of one
+    /// point at a time to the bit, sample after sample, for 2, 3 and 4 points: ordinary
+    /// bowing (a slowly turning free velocity, so the bristles stick and slip), hard
+    /// pressure, and samples forced into the fallback.
+    #[test]
+    fn the_law_in_lanes_gives_the_same_bits() {
+        let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        let k = 1.0 / 48_000.0;
+        let mut fallbacks = 0;
+        for points in 2..=MAX_CONTACT_POINTS {
+            for (case, force_n) in [0.3, 1.2, 6.0].into_iter().enumerate() {
+                let mut alone = BristleContact::new(point_friction(points), points);
+                alone.law_in_lanes = false;
+                let mut lanes = alone.clone();
+                lanes.law_in_lanes = true;
+                let mut sys = system(0.0);
+                sys.points = points;
+                for n in 0..3_000 {
+                    let a = 0.4 * (n as f64 * 0.013 + case as f64).sin() - 0.05;
+                    for m in 0..points {
+                        sys.free_velocity_mps[m] = a * (1.0 + 0.01 * m as f64);
+                    }
+                    // Every 97th sample, a start Newton cannot take: the fallback answers.
+                    let forced = n % 97 == 0;
+                    for contact in [&mut alone, &mut lanes] {
+                        contact.max_newton_steps = if forced { 1 } else { MAX_NEWTON_STEPS };
+                        if forced {
+                            contact.set_warm_start(50.0, -1e3);
+                        }
+                    }
+                    let (e, g) = (alone.solve(&sys, force_n / points as f64, k), lanes.solve(&sys, force_n / points as f64, k));
+                    let context = format!("{points} points, {force_n} N, sample {n}: {g:?} against {e:?}");
+                    for m in 0..points {
+                        assert!(same(e.velocity_mps[m], g.velocity_mps[m]) && same(e.force_n[m], g.force_n[m]) && same(e.deflection_m[m], g.deflection_m[m]), "{context}");
+                    }
+                    assert!(e.iterations == g.iterations && e.fell_back == g.fell_back && e.lifted == g.lifted, "{context}");
+                }
+                assert_eq!(alone.stats, lanes.stats, "{points} points, {force_n} N");
+                assert!((0..points).all(|m| same(alone.z_half[m], lanes.z_half[m])));
+                fallbacks += alone.stats.fallbacks;
+            }
+        }
+        assert!(fallbacks > 0, "the fallback was not reached");
     }
 
     #[test]

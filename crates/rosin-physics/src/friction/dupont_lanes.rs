@@ -17,6 +17,7 @@
 //! voice-sample of sixteen voices' 2,350, each a chain of short scalar operations
 //! (`docs/performance.md`). Four voices side by side share each instruction.
 
+use crate::friction::dupont::ElastoPlasticParams;
 use crate::friction::dupont_contact::{BowContact, ContactInput, ContactOutput};
 
 /// The bows solved together: four f64 lanes, one AVX2 register.
@@ -120,6 +121,19 @@ impl BowContact {
     }
 }
 
+/// `ElastoPlasticParams::bristle_rate` at four points under one law and one normal force
+/// (the finite-width bow's, `crate::bow::hifi_contact`), to the bit: each lane's rate and
+/// its partial derivatives by velocity and by deflection. `None` where the CPU has no AVX2.
+#[inline]
+pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, velocity_mps: &Lanes, deflection_m: &Lanes) -> Option<(Lanes, Lanes, Lanes)> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu_has_avx2() {
+        // SAFETY: `cpu_has_avx2` found AVX2 on this CPU.
+        return Some(unsafe { avx2::bristle_rates(params, normal_force_n, velocity_mps, deflection_m) });
+    }
+    None
+}
+
 /// The lanes on AVX2: `std::arch` intrinsics, each the IEEE operation the scalar code
 /// performs (`vaddpd` rounds as `addsd` does), on four lanes.
 #[cfg(target_arch = "x86_64")]
@@ -127,7 +141,7 @@ mod avx2 {
     use std::arch::x86_64::*;
     use std::f64::consts::{FRAC_PI_2, LOG2_E, PI};
 
-    use super::{Lanes, Outcome, Problems, LANES};
+    use super::{ElastoPlasticParams, Lanes, Outcome, Problems, LANES};
     use crate::friction::dupont_contact::{DEFLECTION_TOLERANCE, MAX_ITERATIONS, MAX_STEP_HALVINGS, VELOCITY_TOLERANCE_MPS};
     use crate::friction::elementary::{E, LN2_HI, LN2_LO, P, Q};
 
@@ -330,11 +344,72 @@ mod avx2 {
         damping: V,
         viscous: V,
         noise_force: V,
+        law: Law,
+    }
+
+    /// The adhesion map's terms for one normal force: `z_ba`, `fC / s0`, `(fS - fC) / s0`,
+    /// `vS` and `vS^2`.
+    #[derive(Clone, Copy)]
+    struct Law {
         break_away: V,
         coulomb_deflection: V,
         spread: V,
         stribeck: V,
         stribeck_squared: V,
+    }
+
+    /// `ElastoPlasticParams::bristle_rate` for every lane: the rate and its partial
+    /// derivatives, every zone evaluated and each lane keeping its own, or `None` when
+    /// every lane is elastic (there the rate is the velocity, its partials 1 and 0).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn law_rate(law: &Law, v: V, z: V, z_abs: V) -> Option<(V, V, V)> {
+        let elastic = or(le(mul(v, z), none()), le(z_abs, law.break_away));
+        if bits(elastic) == 0b1111 {
+            return None;
+        }
+        let x = div(v, law.stribeck);
+        let stribeck = exp_at_most_zero(mul(neg(x), x));
+        let z_ss = add(law.coulomb_deflection, mul(law.spread, stribeck));
+        let d_zss_dv = mul(mul(law.spread, stribeck), div(mul(splat(-2.0), v), law.stribeck_squared));
+        let width = sub(z_ss, law.break_away);
+        let theta = div(sub(z_abs, mul(splat(0.5), add(z_ss, law.break_away))), width);
+        let sliding = ge(z_abs, z_ss);
+        let on_slope = and_not(not(elastic), sliding);
+        let (sin, cos) = if bits(on_slope) == 0 { (none(), none()) } else { sin_cos_within_quarter_turn(mul(splat(PI), theta), on_slope) };
+        let half_pi_cos = mul(splat(0.5 * PI), cos);
+        let alpha = select(sliding, splat(1.0), mul(splat(0.5), add(splat(1.0), sin)));
+        let d_alpha_d_zabs = select(sliding, none(), div(half_pi_cos, width));
+        let d_alpha_d_v = select(sliding, none(), mul(div(mul(half_pi_cos, sub(splat(-0.5), theta)), width), d_zss_dv));
+        let ratio = div(mul(alpha, z_abs), z_ss);
+        let one_less = sub(splat(1.0), ratio);
+        let rate = mul(v, one_less);
+        let d_velocity = add(sub(one_less, div(mul(mul(v, z_abs), d_alpha_d_v), z_ss)), div(mul(mul(v, ratio), d_zss_dv), z_ss));
+        let d_deflection = div(mul(neg(abs(v)), add(mul(d_alpha_d_zabs, z_abs), alpha)), z_ss);
+        Some((select(elastic, v, rate), select(elastic, splat(1.0), d_velocity), select(elastic, none(), d_deflection)))
+    }
+
+    /// [`law_rate`] for one law and normal force shared by the lanes (the finite-width
+    /// bow's points), its terms worked out by the scalar law's expressions.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v: &Lanes, z: &Lanes) -> (Lanes, Lanes, Lanes) {
+        let s0 = params.bristle_stiffness_n_per_m;
+        let vs = params.stribeck_velocity_mps;
+        let law = Law {
+            break_away: splat(params.break_away_deflection_m(normal_force_n)),
+            coulomb_deflection: splat(params.coulomb_coefficient * normal_force_n / s0),
+            spread: splat((params.static_coefficient - params.coulomb_coefficient) * normal_force_n / s0),
+            stribeck: splat(vs),
+            stribeck_squared: splat(vs * vs),
+        };
+        let (v, z) = (load(v), load(z));
+        match law_rate(&law, v, z, abs(z)) {
+            Some((rate, d_velocity, d_deflection)) => (store(rate), store(d_velocity), store(d_deflection)),
+            None => (store(v), [1.0; LANES], [0.0; LANES]),
+        }
     }
 
     /// The law's rate and its partial derivatives (`ElastoPlasticParams::bristle_rate`),
@@ -353,36 +428,13 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn evaluate(p: &Terms, v: V, z: V) -> Evaluation {
-        let z_abs = abs(z);
-        let elastic = or(le(mul(v, z), none()), le(z_abs, p.break_away));
-        if bits(elastic) == 0b1111 {
+        let Some((rate, d_velocity, d_deflection)) = law_rate(&p.law, v, z, abs(z)) else {
             // Every lane elastic: the law's rate is the velocity itself.
             let force = add(add(add(mul(p.stiffness, z), mul(p.damping, v)), mul(p.viscous, v)), p.noise_force);
             let g1 = add(sub(v, p.free_velocity), mul(p.coupling, force));
             let g2 = add(sub(v, mul(p.two_over_k, sub(z, p.deflection_prev))), p.rate_prev);
             return Evaluation { g1, g2, rate: v, d_velocity: splat(1.0), d_deflection: none(), force };
-        }
-        let x = div(v, p.stribeck);
-        let stribeck = exp_at_most_zero(mul(neg(x), x));
-        let z_ss = add(p.coulomb_deflection, mul(p.spread, stribeck));
-        let d_zss_dv = mul(mul(p.spread, stribeck), div(mul(splat(-2.0), v), p.stribeck_squared));
-        let width = sub(z_ss, p.break_away);
-        let theta = div(sub(z_abs, mul(splat(0.5), add(z_ss, p.break_away))), width);
-        let sliding = ge(z_abs, z_ss);
-        let on_slope = and_not(not(elastic), sliding);
-        let (sin, cos) = if bits(on_slope) == 0 { (none(), none()) } else { sin_cos_within_quarter_turn(mul(splat(PI), theta), on_slope) };
-        let half_pi_cos = mul(splat(0.5 * PI), cos);
-        let alpha = select(sliding, splat(1.0), mul(splat(0.5), add(splat(1.0), sin)));
-        let d_alpha_d_zabs = select(sliding, none(), div(half_pi_cos, width));
-        let d_alpha_d_v = select(sliding, none(), mul(div(mul(half_pi_cos, sub(splat(-0.5), theta)), width), d_zss_dv));
-        let ratio = div(mul(alpha, z_abs), z_ss);
-        let one_less = sub(splat(1.0), ratio);
-        let rate = mul(v, one_less);
-        let d_velocity = add(sub(one_less, div(mul(mul(v, z_abs), d_alpha_d_v), z_ss)), div(mul(mul(v, ratio), d_zss_dv), z_ss));
-        let d_deflection = div(mul(neg(abs(v)), add(mul(d_alpha_d_zabs, z_abs), alpha)), z_ss);
-        let rate = select(elastic, v, rate);
-        let d_velocity = select(elastic, splat(1.0), d_velocity);
-        let d_deflection = select(elastic, none(), d_deflection);
+        };
         let force = add(add(add(mul(p.stiffness, z), mul(p.damping, rate)), mul(p.viscous, v)), p.noise_force);
         let g1 = add(sub(v, p.free_velocity), mul(p.coupling, force));
         let g2 = add(sub(rate, mul(p.two_over_k, sub(z, p.deflection_prev))), p.rate_prev);
@@ -420,11 +472,13 @@ mod avx2 {
             damping: load(&problems.damping),
             viscous: load(&problems.viscous),
             noise_force: mul(mul(load(&problems.noise_per_normal_force), fn_n), load(&problems.noise)),
-            break_away: div(mul(mul(load(&problems.break_away_ratio), coulomb), fn_n), s0),
-            coulomb_deflection: div(mul(coulomb, fn_n), s0),
-            spread: div(mul(sub(stat, coulomb), fn_n), s0),
-            stribeck,
-            stribeck_squared: mul(stribeck, stribeck),
+            law: Law {
+                break_away: div(mul(mul(load(&problems.break_away_ratio), coulomb), fn_n), s0),
+                coulomb_deflection: div(mul(coulomb, fn_n), s0),
+                spread: div(mul(sub(stat, coulomb), fn_n), s0),
+                stribeck,
+                stribeck_squared: mul(stribeck, stribeck),
+            },
         };
         let mut going = load(&active.map(|a| if a { f64::from_bits(u64::MAX) } else { 0.0 }));
         let mut v = load(&problems.start_velocity_mps);
@@ -644,5 +698,52 @@ mod tests {
         println!("{compared} solves compared: {on_slope} on the adhesion map's slope, {sliding} fully sliding, {fallbacks} fallbacks");
         assert!(compared == 60 * 400 * LANES);
         assert!(fallbacks > 0, "no lane reached the fallback: the test would not see it");
+    }
+
+    /// The finite-width bow's law in lanes gives `bristle_rate`'s rate and partials to the
+    /// bit in every zone of the adhesion map (elastic, on its slope, sliding, with some
+    /// lanes in each), at ordinary and extreme frictions and forces, and for NaN and
+    /// infinite inputs.
+    #[test]
+    fn bristle_rates_give_the_scalar_bits() {
+        if !crate::cpu_has_avx2() {
+            assert!(bristle_rates(&ElastoPlasticParams::matusiak2025(), 1.0, &[0.0; LANES], &[0.0; LANES]).is_none());
+            return;
+        }
+        let mut unit = crate::test_uniform(0x9E37_79B9_7F4A_7C15);
+        let mut zones = [0usize; 3];
+        for case in 0..20_000 {
+            let mut friction = if case % 2 == 0 { ElastoPlasticParams::matusiak2025() } else { ElastoPlasticParams::default() };
+            let extreme = case % 5 == 4;
+            if extreme {
+                friction.bristle_stiffness_n_per_m *= 10f64.powf(4.0 * unit() - 2.0);
+                friction.stribeck_velocity_mps *= 10f64.powf(2.0 * unit() - 1.0);
+            }
+            let normal_force_n = if extreme { 10f64.powf(6.0 * unit() - 3.0) } else { 0.05 + 2.0 * unit() };
+            // Deflections around the break-away and steady deflections, so every zone is met.
+            let steady = friction.static_coefficient * normal_force_n / friction.bristle_stiffness_n_per_m;
+            let (mut v, mut z) = ([0.0; LANES], [0.0; LANES]);
+            for l in 0..LANES {
+                v[l] = (2.0 * unit() - 1.0) * [0.001, 0.05, 0.5, 5.0][l];
+                z[l] = (2.0 * unit() - 1.0) * 1.5 * steady;
+                match (unit() * 200.0) as u32 {
+                    0 => v[l] = f64::NAN,
+                    1 => z[l] = f64::INFINITY,
+                    2 => v[l] = 0.0,
+                    _ => {}
+                }
+            }
+            let (rate, d_velocity, d_deflection) = bristle_rates(&friction, normal_force_n, &v, &z).unwrap();
+            for l in 0..LANES {
+                let e = friction.bristle_rate(normal_force_n, v[l], z[l]);
+                let context = format!("case {case}, lane {l}: v {} z {} fN {normal_force_n}: {e:?}", v[l], z[l]);
+                assert!(same(e.rate_mps, rate[l]), "{context}: rate {}", rate[l]);
+                assert!(same(e.d_rate_d_velocity, d_velocity[l]), "{context}: by velocity {}", d_velocity[l]);
+                assert!(same(e.d_rate_d_deflection, d_deflection[l]), "{context}: by deflection {}", d_deflection[l]);
+                zones[if e.adhesion == 0.0 { 0 } else if e.adhesion < 1.0 { 1 } else { 2 }] += 1;
+            }
+        }
+        println!("elastic, on the slope, sliding: {zones:?}");
+        assert!(zones.iter().all(|&n| n > 5_000), "every zone often: {zones:?}");
     }
 }

@@ -77,8 +77,10 @@ impl IterationStats {
 /// partial pivoting, in place: on return `b[..n]` holds `x` and `a` is overwritten. Returns
 /// `false`, leaving `b` unusable, when a pivot is zero or negligible against its column
 /// (singular to working precision) or the result is not finite, so callers can take their
-/// fallback. Fixed-size storage: no allocation, `O(n^3)` with `n <= N`.
-#[inline]
+/// fallback. Fixed-size storage: no allocation, `O(n^3)` with `n <= N`. Always inlined, so
+/// that where `n` is a constant (the finite-width bow's solve for each number of points)
+/// its loops unroll.
+#[inline(always)]
 pub fn solve_dense_in_place<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N], n: usize) -> bool {
     debug_assert!(n <= N);
     for col in 0..n {
