@@ -43,10 +43,11 @@ pub const MAX_EVALUATIONS_PER_POINT: usize = 120;
 pub const FALLBACK_EVALUATIONS_PER_POINT: usize = 104;
 pub const POLISH_EVALUATIONS_PER_POINT: usize = 40;
 /// The hard budget of friction-law evaluations one sample's solve may make, per contact
-/// point: Newton, the sweeps and the polish, the sweeps' starting forces, the two merits
-/// that choose between Newton's and the fallback's answer, and the forces at the answer.
-/// [`IterationStats::max_evaluations`] records the most a solve took.
-pub const MAX_EVALUATIONS_PER_SAMPLE_PER_POINT: usize = MAX_EVALUATIONS_PER_POINT + FALLBACK_EVALUATIONS_PER_POINT + POLISH_EVALUATIONS_PER_POINT + 4;
+/// point: Newton, the sweeps and the polish, and the two merits that choose between
+/// Newton's and the fallback's answer. (The forces at the sweeps' start and at the answer
+/// need only the bristle's damping, not the law.) [`IterationStats::max_evaluations`]
+/// records the most a solve took.
+pub const MAX_EVALUATIONS_PER_SAMPLE_PER_POINT: usize = MAX_EVALUATIONS_PER_POINT + FALLBACK_EVALUATIONS_PER_POINT + POLISH_EVALUATIONS_PER_POINT + 2;
 /// Residual evaluations one scalar solve of the fallback may take.
 const SCALAR_SOLVE_EVALUATIONS: usize = 24;
 /// Halvings of one Newton step while it does not reduce the residual. On Table 2's string in
@@ -135,7 +136,6 @@ struct Evaluation {
 #[derive(Clone, Copy, Default)]
 struct PointState {
     force_n: f64,
-    rate_mps: f64,
     residual_rate_mps: f64,
     d_force_d_velocity: f64,
     d_force_d_deflection: f64,
@@ -210,16 +210,24 @@ impl BristleContact {
         self.point_state_at_rate(normal_force_n, k, m, v, r, (rate.rate_mps, rate.d_rate_d_velocity, rate.d_rate_d_deflection))
     }
 
+    /// The force at point `m` for a trial `(v, r)`, `F = sigma0 r + sigma1(v) delta_t z`,
+    /// with `delta_t z` and `sigma1(v)` and its derivative: what does not need the law.
+    #[inline]
+    fn bristle_force(&self, normal_force_n: f64, k: f64, m: usize, v: f64, r: f64) -> (f64, f64, f64, f64) {
+        let s0 = self.friction.bristle_stiffness_n_per_m;
+        let (s1, ds1) = self.damping(normal_force_n, v);
+        let delta_z = 2.0 * (r - self.z_half[m]) / k;
+        (s0 * r + s1 * delta_z, delta_z, s1, ds1)
+    }
+
     /// [`Self::point_state`] with the law's bristle rate and its partials by `v` and `r`
     /// already worked out.
     #[inline]
     fn point_state_at_rate(&self, normal_force_n: f64, k: f64, m: usize, v: f64, r: f64, (rate_mps, d_rate_d_velocity, d_rate_d_deflection): (f64, f64, f64)) -> PointState {
         let s0 = self.friction.bristle_stiffness_n_per_m;
-        let (s1, ds1) = self.damping(normal_force_n, v);
-        let delta_z = 2.0 * (r - self.z_half[m]) / k;
+        let (force_n, delta_z, s1, ds1) = self.bristle_force(normal_force_n, k, m, v, r);
         PointState {
-            force_n: s0 * r + s1 * delta_z,
-            rate_mps: delta_z,
+            force_n,
             residual_rate_mps: delta_z - rate_mps,
             d_force_d_velocity: ds1 * delta_z,
             d_force_d_deflection: s0 + 2.0 * s1 / k,
@@ -230,6 +238,7 @@ impl BristleContact {
 
     /// The residual of eqs. 60-61 at `x = (v, r)`, its squared norm (m^2/s^2: both halves
     /// are velocities), and the per-point derivatives for the Jacobian.
+    #[inline(always)]
     fn evaluate<const N: usize>(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &Unknowns) -> Evaluation {
         debug_assert_eq!(system.points, N);
         let n = N;
@@ -270,6 +279,7 @@ impl BristleContact {
     /// `e = dF/dv + dF/dr g_v / d` (the force's slope along the bristle's constraint), and
     /// `dr = (R2 + g_v dv) / d`. The same step as the full `2M x 2M` solve, for an eighth
     /// of the work.
+    #[inline(always)]
     fn newton_step<const N: usize>(&self, system: &ContactSystem, k: f64, evaluation: &Evaluation) -> Option<Unknowns> {
         debug_assert_eq!(system.points, N);
         let n = N;
@@ -308,7 +318,7 @@ impl BristleContact {
     }
 
     /// Whether a Newton step `dx` is below tolerance.
-    #[inline]
+    #[inline(always)]
     fn step_is_small<const N: usize>(&self, k: f64, x: &Unknowns, dx: &Unknowns) -> bool {
         let n = N;
         let tol_v = self.tolerance_mps;
@@ -318,6 +328,7 @@ impl BristleContact {
 
     /// Damped Newton from `x`. Returns whether it converged and the steps taken; `x` is
     /// left at the best point reached.
+    #[inline(always)]
     fn newton<const N: usize>(&self, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns, cap: usize, budget: &mut usize) -> (bool, usize) {
         debug_assert_eq!(system.points, N);
         let n = N;
@@ -399,7 +410,7 @@ impl BristleContact {
         let c = &system.mobility_s_per_kg;
         let mut forces = [0.0; MAX_CONTACT_POINTS];
         for m in 0..n {
-            let f = self.point_state(normal_force_n, k, m, x[m], x[n + m]).force_n;
+            let f = self.bristle_force(normal_force_n, k, m, x[m], x[n + m]).0;
             forces[m] = if f.is_finite() { f } else { 0.0 };
         }
         for sweep in 1..=MAX_SWEEPS {
@@ -418,7 +429,7 @@ impl BristleContact {
                 largest_change = largest_change.max((v - x[m]).abs());
                 x[m] = v;
                 x[n + m] = r;
-                forces[m] = self.point_state(normal_force_n, k, m, v, r).force_n;
+                forces[m] = self.bristle_force(normal_force_n, k, m, v, r).0;
             }
             if !largest_change.is_finite() {
                 return sweep;
@@ -470,6 +481,27 @@ impl BristleContact {
         // One solver for each number of points, so that every loop over them has a length
         // the compiler knows: it unrolls them and drops their bounds checks (the same
         // operations in the same order, so the same bits).
+        #[cfg(target_arch = "x86_64")]
+        if crate::cpu_has_avx2() {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { self.solve_avx2(system, normal_force_n, time_step_s) };
+        }
+        self.solve_any(system, normal_force_n, time_step_s)
+    }
+
+    /// [`Self::solve_any`] compiled for AVX2: the same operations (no fused multiply-add),
+    /// in wider registers where the compiler finds them side by side.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn solve_avx2(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
+        self.solve_any(system, normal_force_n, time_step_s)
+    }
+
+    #[inline(always)]
+    fn solve_any(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
         match self.points {
             1 => self.solve_points::<1>(system, normal_force_n, time_step_s),
             2 => self.solve_points::<2>(system, normal_force_n, time_step_s),
@@ -478,6 +510,7 @@ impl BristleContact {
         }
     }
 
+    #[inline(always)]
     fn solve_points<const N: usize>(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
         let n = N;
         let k = time_step_s;
@@ -497,7 +530,7 @@ impl BristleContact {
         let (converged, iterations) = self.newton::<N>(system, normal_force_n, k, &mut x, cap, &mut budget);
         let fell_back = !converged;
         // Friction-law evaluations at single points this sample (an `evaluate` is `n`).
-        let mut evaluations = MAX_EVALUATIONS_PER_POINT * n - budget + n;
+        let mut evaluations = MAX_EVALUATIONS_PER_POINT * n - budget;
         if fell_back {
             self.stats.fallbacks += 1;
             self.stats.record(MAX_NEWTON_STEPS);
@@ -510,8 +543,8 @@ impl BristleContact {
             let mut polish = POLISH_EVALUATIONS_PER_POINT * n;
             self.newton::<N>(system, normal_force_n, k, &mut x, MAX_POLISH_STEPS, &mut polish);
             let merit = self.evaluate::<N>(system, normal_force_n, k, &x).merit;
-            // The sweeps' starting forces, and the two merits.
-            evaluations += FALLBACK_EVALUATIONS_PER_POINT * n - sweeps + POLISH_EVALUATIONS_PER_POINT * n - polish + 3 * n;
+            // And the two merits.
+            evaluations += FALLBACK_EVALUATIONS_PER_POINT * n - sweeps + POLISH_EVALUATIONS_PER_POINT * n - polish + 2 * n;
             if !(merit <= newton_merit) && newton_merit.is_finite() {
                 x = newton_best;
             }
@@ -522,11 +555,11 @@ impl BristleContact {
         self.stats.max_evaluations = self.stats.max_evaluations.max(evaluations);
         let mut solution = ContactSolution { iterations: if fell_back { MAX_NEWTON_STEPS } else { iterations }, fell_back, ..ContactSolution::default() };
         for m in 0..n {
-            let state = self.point_state(normal_force_n, k, m, x[m], x[n + m]);
+            let (force_n, rate_mps, _, _) = self.bristle_force(normal_force_n, k, m, x[m], x[n + m]);
             solution.velocity_mps[m] = x[m];
             solution.deflection_m[m] = x[n + m];
-            solution.deflection_rate_mps[m] = state.rate_mps;
-            solution.force_n[m] = state.force_n;
+            solution.deflection_rate_mps[m] = rate_mps;
+            solution.force_n[m] = force_n;
         }
         let finite = (0..n).all(|m| solution.force_n[m].is_finite() && solution.deflection_m[m].is_finite() && solution.velocity_mps[m].is_finite());
         if !finite {
