@@ -361,9 +361,13 @@ mod avx2 {
     /// `ElastoPlasticParams::bristle_rate` for every lane: the rate and its partial
     /// derivatives, every zone evaluated and each lane keeping its own, or `None` when
     /// every lane is elastic (there the rate is the velocity, its partials 1 and 0).
+    ///
+    /// `CALLER` gives each of its two callers a copy of its own: called from one place, a
+    /// copy is inlined there (a target-feature function cannot be `inline(always)`), which
+    /// keeps the point bow's Newton as it was before the ribbon bow shared this.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn law_rate(law: &Law, v: V, z: V, z_abs: V) -> Option<(V, V, V)> {
+    fn law_rate<const CALLER: u8>(law: &Law, v: V, z: V, z_abs: V) -> Option<(V, V, V)> {
         let elastic = or(le(mul(v, z), none()), le(z_abs, law.break_away));
         if bits(elastic) == 0b1111 {
             return None;
@@ -406,7 +410,7 @@ mod avx2 {
             stribeck_squared: splat(vs * vs),
         };
         let (v, z) = (load(v), load(z));
-        match law_rate(&law, v, z, abs(z)) {
+        match law_rate::<1>(&law, v, z, abs(z)) {
             Some((rate, d_velocity, d_deflection)) => (store(rate), store(d_velocity), store(d_deflection)),
             None => (store(v), [1.0; LANES], [0.0; LANES]),
         }
@@ -428,7 +432,7 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn evaluate(p: &Terms, v: V, z: V) -> Evaluation {
-        let Some((rate, d_velocity, d_deflection)) = law_rate(&p.law, v, z, abs(z)) else {
+        let Some((rate, d_velocity, d_deflection)) = law_rate::<0>(&p.law, v, z, abs(z)) else {
             // Every lane elastic: the law's rate is the velocity itself.
             let force = add(add(add(mul(p.stiffness, z), mul(p.damping, v)), mul(p.viscous, v)), p.noise_force);
             let g1 = add(sub(v, p.free_velocity), mul(p.coupling, force));
