@@ -218,6 +218,36 @@ fn four_strings_play_a_legato_phrase_on_one_bow_stroke_in_tune() {
 }
 
 #[test]
+fn four_strings_slide_off_an_open_string_quickly_and_between_stopped_notes_over_the_glide() {
+    // Violin, Glide Time 60 ms: open G3, then A3 and B3 on the G string. Off the open string
+    // the finger arrives within four of its periods (20.4 ms) or the floor (30 ms); from A3
+    // to B3 it slides the whole glide.
+    use rosin_engine::play_modes::{FROM_OPEN_GLIDE_MIN_S, FROM_OPEN_GLIDE_PERIODS};
+    let from_open_s = (FROM_OPEN_GLIDE_PERIODS / midi_key_to_hz(55.0)).max(FROM_OPEN_GLIDE_MIN_S);
+    assert!(from_open_s <= 0.03);
+    let mut engine = engine_with(Controls { glide_time_ms: 60.0, ..four_strings(1.0) });
+    let key_after = |engine: &mut Engine, seconds: f64| {
+        engine.render(&mut vec![0.0; (seconds * RATE).round() as usize]);
+        engine.voices()[0].target_key()
+    };
+    on(&mut engine, 0, 55, None);
+    assert_eq!(key_after(&mut engine, 0.3), 55.0, "open G3");
+    on(&mut engine, 0, 57, None);
+    off(&mut engine, 0, 55);
+    let early = key_after(&mut engine, 0.5 * from_open_s);
+    assert!(early > 55.0 && early < 57.0, "A3 half-way through its slide off the open string: {early}");
+    assert!((key_after(&mut engine, 0.5 * from_open_s + 2.0 / RATE) - 57.0).abs() < 1e-9, "A3 arrived");
+    key_after(&mut engine, 0.3);
+    on(&mut engine, 0, 59, None);
+    off(&mut engine, 0, 57);
+    let sliding = key_after(&mut engine, from_open_s);
+    assert!(sliding > 57.0 && sliding < 59.0, "B3 half-way through its 60 ms slide: {sliding}");
+    assert!((key_after(&mut engine, 0.06 - from_open_s + 2.0 / RATE) - 59.0).abs() < 1e-9, "B3 arrived");
+    assert!(engine.voices()[0].is_held() && engine.voices()[0].note.note == 59);
+    assert_eq!(engine.string_attacks(), 1, "one stroke");
+}
+
+#[test]
 fn an_open_string_rings_in_sympathy_with_its_harmonic() {
     // Bowing A4 on the D string (fingered a fifth up) makes the open A string ring far more
     // than bowing G#4 there, which no open string shares.

@@ -18,6 +18,7 @@ use crate::expression::NoteExpression;
 use crate::voice::{NoteId, NotePattern, StringVoice};
 use rosin_physics::string::note_string::NoteStringDesign;
 use rosin_physics::string::string_set::string_set;
+use rosin_physics::string::tuning::midi_key_to_hz;
 
 /// How many notes the legato modes remember.
 pub const NOTE_STACK: usize = 16;
@@ -28,6 +29,18 @@ pub const OPEN_STRING_CHANNEL: u8 = 24;
 /// A held note moves to a note on the same string by sliding if the new note is no more than
 /// this far above the string (a fifth: first to fourth position).
 pub const REACH_SEMITONES: f64 = 7.0;
+/// The longest a finger slides from the nut when a held open string moves to a note on it,
+/// in the open string's periods (a player puts the finger down there). Over the whole
+/// *Glide Time* (60 ms in the factory presets) the viola's G string was rough for the
+/// slide's length: its A3 after the open G3 at velocity 40 and 96 kHz burst 7.0 dB. Put
+/// down at once, as a hammer-on, every velocity's C3 to D3 on the viola clicked (8.4 to
+/// 10 dB at 96 kHz). A fixed 20 or 35 ms was too quick for the double bass's E string
+/// (its F#1 after the open E1 burst 7 to 9 dB), whose period is 24 ms.
+pub const FROM_OPEN_GLIDE_PERIODS: f64 = 4.0;
+/// But no quicker than this: four periods (13.6 ms on the violin's D string), or 20 ms,
+/// put Glass Strings' E4 after its open D4 at velocity 40 and 44.1 kHz 9.1 dB over its
+/// neighbours (that preset glides in 30 ms).
+pub const FROM_OPEN_GLIDE_MIN_S: f64 = 0.03;
 /// The most a bowed string's bridge force reaches the others, at 100 % sympathy: the
 /// fraction of the force applied next to their bridges.
 pub const SYMPATHETIC_COUPLING: f64 = 0.005;
@@ -209,7 +222,12 @@ impl LegatoState {
                         if !strings[i].is_held() {
                             strings[i].bow(velocity, true, &controls);
                         }
-                        strings[i].finger_note(offset, glide_s);
+                        // Off the open string, the finger is put down quickly; a low string's
+                        // slow period wants a slower slide.
+                        let from_open = strings[i].fingered_semitones() == 0.0;
+                        let open_period_s = 1.0 / midi_key_to_hz(strings[i].open_key());
+                        let from_open_s = (FROM_OPEN_GLIDE_PERIODS * open_period_s).max(FROM_OPEN_GLIDE_MIN_S);
+                        strings[i].finger_note(offset, if from_open { glide_s.min(from_open_s) } else { glide_s });
                     }
                     Some(i) => {
                         // Cross: the hand is placed first, then the bow changes string mid-stroke.

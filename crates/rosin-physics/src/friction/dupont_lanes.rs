@@ -131,6 +131,8 @@ pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v
         // SAFETY: `cpu_has_avx2` found AVX2 on this CPU.
         return Some(unsafe { avx2::bristle_rates(params, normal_force_n, velocity_mps, deflection_m) });
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (params, normal_force_n, velocity_mps, deflection_m);
     None
 }
 
