@@ -478,9 +478,6 @@ impl BristleContact {
     /// bristle state.
     pub fn solve(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
         debug_assert_eq!(system.points, self.points);
-        // One solver for each number of points, so that every loop over them has a length
-        // the compiler knows: it unrolls them and drops their bounds checks (the same
-        // operations in the same order, so the same bits).
         #[cfg(target_arch = "x86_64")]
         if crate::cpu_has_avx2() {
             // SAFETY: the CPU has AVX2.
@@ -500,6 +497,9 @@ impl BristleContact {
         self.solve_any(system, normal_force_n, time_step_s)
     }
 
+    /// One solver for each number of points, so that every loop over them has a length the
+    /// compiler knows: it unrolls them and drops their bounds checks (the same operations in
+    /// the same order, so the same bits).
     #[inline(always)]
     fn solve_any(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
         match self.points {
