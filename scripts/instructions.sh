@@ -4,8 +4,10 @@
 # for SHORT and once for LONG seconds, and the difference of the two counts is divided by
 # the extra samples (and voices), so that start-up, preset loading and file writing cancel.
 #
-#   scripts/instructions.sh            16 voices (C3 to G5, every whole tone) and a lone G3,
-#                                      then silence after a note in every play mode
+#   scripts/instructions.sh            16 voices (C3 to G5, every whole tone), a lone G3,
+#                                      eight ribbon voices, the friction drum at each
+#                                      resolution, then silence after a note in every
+#                                      play mode
 #   ROSIN_RENDER=path scripts/instructions.sh   counts another build's binary
 #
 # Needs valgrind (Debian's `valgrind` package; installed when missing, as scripts/test.sh
@@ -85,6 +87,10 @@ per_voice_sample "one voice, G3 (body and mix included)" 55
 per_voice_sample "16 voices, C3 to G5 every whole tone" $(seq 48 2 78)
 RENDER_OPTIONS="--set bow_model=1"
 per_voice_sample "8 ribbon-bow voices (M = 4, torsion), C3 E3 G3 C4 E4 G4 C5 E5" 48 52 55 60 64 67 72 76
+for quality in 0 1 2; do
+    RENDER_OPTIONS="--set instrument=1 --set drum_quality=$quality"
+    per_voice_sample "friction drum, C4, Drum Resolution $quality (0 Full, 1 Half, 2 Paper)" 60
+done
 RENDER_OPTIONS=
 silence "Poly (default)" ""
 silence "Four Strings (Violin)" "--preset Violin"

@@ -187,7 +187,9 @@ impl FrictionDrum {
             self.membrane.set_tuning(controls.tuning);
         }
         self.place_bow(controls.bow_x_m, controls.bow_y_m);
-        self.membrane.compute_free_update();
+        let patch_rows = self.membrane_patch.rows();
+        // `I_m` of the free update, summed while the stencil writes it.
+        let membrane_free = self.membrane.compute_free_update_and_weighted_sum(self.membrane_patch.weights(), patch_rows.clone());
         self.tube.compute_free_update();
 
         let k = self.membrane.time_step_s();
@@ -195,14 +197,12 @@ impl FrictionDrum {
         let h_t = self.tube.spacing_m();
         let a = self.membrane.force_to_displacement();
         let b = self.tube.force_to_displacement();
-        let patch_rows = self.membrane_patch.rows();
         // The inner products of eqs. 32-34, `I.J` with `J = I / h^d`.
         let im_jm = self.membrane_patch.sum_of_squares() / h_m2;
         let it_jt = self.tube_patch.sum_of_squares() / h_t;
         let ib_jb = self.bow_point.sum_of_squares() / h_m2;
         let im_jb = self.bow_patch_overlap / h_m2;
 
-        let membrane_free = self.membrane.weighted_sum(self.membrane.next_displacement(), self.membrane_patch.weights(), patch_rows.clone());
         let tube_free = self.tube_patch.interpolate(self.tube.next_displacement());
         let denominator = a * im_jm + b * it_jt;
         let fc_free = (tube_free - membrane_free) / denominator;

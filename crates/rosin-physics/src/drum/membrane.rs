@@ -264,6 +264,15 @@ impl Membrane {
     /// Computes the next time level with no external force.
     #[inline]
     pub fn compute_free_update(&mut self) {
+        self.compute_free_update_and_weighted_sum(&[], 0..0);
+    }
+
+    /// Computes the next time level with no external force, and returns
+    /// `sum(pattern[i] next[i])` over the moving points of `rows`: the same number, to the
+    /// bit, as [`Membrane::weighted_sum`] of the new level, summed while the level is written
+    /// instead of in a second pass over it. `pattern` may be empty when `rows` is.
+    #[inline]
+    pub fn compute_free_update_and_weighted_sum(&mut self, pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
         self.touch();
         let levels = Levels {
             next: &mut self.next,
@@ -276,10 +285,13 @@ impl Membrane {
         #[cfg(target_arch = "x86_64")]
         if self.wide_vectors {
             // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
-            unsafe { update_rows_avx2(self.coefficients, spans, self.intervals + 1, levels) };
-            return;
+            return unsafe { avx2::update_rows(self.coefficients, spans, self.intervals + 1, levels, pattern, rows) };
         }
         update_rows(self.coefficients, spans, self.intervals + 1, levels);
+        if rows.is_empty() {
+            return 0.0;
+        }
+        dot(&self.next, pattern, &self.spans[rows])
     }
 
     /// The next time level (free update plus whatever forces were added).
@@ -303,7 +315,7 @@ impl Membrane {
         #[cfg(target_arch = "x86_64")]
         if self.wide_vectors {
             // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
-            unsafe { add_scaled_avx2(&mut self.next, pattern, spans, scale) };
+            unsafe { avx2::add_scaled(&mut self.next, pattern, spans, scale) };
             return;
         }
         add_scaled(&mut self.next, pattern, spans, scale);
@@ -316,7 +328,7 @@ impl Membrane {
         #[cfg(target_arch = "x86_64")]
         if self.wide_vectors {
             // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
-            return unsafe { dot_avx2(level, pattern, spans) };
+            return unsafe { avx2::dot(level, pattern, spans) };
         }
         dot(level, pattern, spans)
     }
@@ -403,9 +415,8 @@ struct Levels<'a> {
     previous: &'a [f64],
 }
 
-/// The update over every row's moving span. Every slice is cut to exactly the span's
-/// length and the outputs are separate `&mut` arguments, so the row loop vectorises with
-/// neither bounds checks nor run-time overlap checks.
+/// The update over every row's moving span, on a CPU without AVX2. [`avx2::update_rows`]
+/// performs the same operations in the same order, so both give the same bits.
 #[inline(always)]
 fn update_rows(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: Levels) {
     for &(start, end) in spans {
@@ -423,20 +434,17 @@ fn update_rows(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, le
         let up = &levels.current[start - width..][..n];
         let down = &levels.current[start + width..][..n];
         for j in 0..n {
-            let lap = left[j] + right[j] + up[j] + down[j] - 4.0 * u[j];
-            lap_out[j] = lap;
-            out[j] = c.centre * u[j] - c.previous * previous[j] + c.laplacian * lap - c.previous_laplacian * lap_previous[j];
+            (lap_out[j], out[j]) = point(c, u[j], left[j], right[j], up[j], down[j], previous[j], lap_previous[j]);
         }
     }
 }
 
-/// The same update compiled for AVX2 (four lanes instead of SSE2's two). It performs the
-/// same operations in the same order (no fused multiply-add), so both paths give the same
-/// bits.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn update_rows_avx2(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: Levels) {
-    update_rows(c, spans, width, levels)
+/// One point of the update: its Laplacian `L u` and its next displacement.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn point(c: UpdateCoefficients, u: f64, left: f64, right: f64, up: f64, down: f64, previous: f64, lap_previous: f64) -> (f64, f64) {
+    let lap = left + right + up + down - 4.0 * u;
+    (lap, c.centre * u - c.previous * previous + c.laplacian * lap - c.previous_laplacian * lap_previous)
 }
 
 #[inline(always)]
@@ -448,14 +456,9 @@ fn add_scaled(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale:
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn add_scaled_avx2(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale: f64) {
-    add_scaled(out, pattern, spans, scale)
-}
-
-/// A dot product over the spans with eight partial sums in a fixed order, so it vectorises
-/// and gives the same bits on every path.
+/// A dot product over the spans with eight partial sums in a fixed order: the product at
+/// `j` goes to partial sum `(j - start) % 8` of its span, and the partial sums are added
+/// pairwise at the end. [`avx2::dot`] and [`avx2::update_rows`] keep the same sums.
 #[inline(always)]
 fn dot(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
     let mut lanes = [0.0; 8];
@@ -473,13 +476,194 @@ fn dot(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
             lanes[lane] += a * b;
         }
     }
+    sum_lanes(&lanes)
+}
+
+#[inline(always)]
+fn sum_lanes(lanes: &[f64; 8]) -> f64 {
     ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]))
 }
 
+/// The membrane's loops in AVX2 lanes, four points at a time, written with `std::arch`
+/// rather than left to the compiler: its own vectorisation of [`update_rows`] checked, for
+/// every row, each of the nine slices' bounds and whether the two it writes overlap the
+/// seven it reads (about 130 instructions a row, 65 rows), and did a row's last one to
+/// three points in a scalar loop of 19 instructions each; its dot product ran in SSE2
+/// halves with scalar shuffles. Each function performs the baseline path's operations in
+/// the same order, with no fused multiply-add, so each gives the same bits (the unit tests
+/// below compare them).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn dot_avx2(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
-    dot(level, pattern, spans)
+mod avx2 {
+    use super::{point, sum_lanes, Levels, UpdateCoefficients};
+    use std::arch::x86_64::*;
+
+    /// Four points of the update from `j` (a flat index): stores their `L u` and next
+    /// displacements and returns the displacements.
+    ///
+    /// # Safety
+    /// AVX2, and `j - width .. j + width + 4` within every level.
+    #[inline(always)]
+    unsafe fn four_points(k: &Coefficients, levels: &Pointers, width: usize, j: usize) -> __m256d {
+        let u = _mm256_loadu_pd(levels.current.add(j));
+        let left = _mm256_loadu_pd(levels.current.add(j - 1));
+        let right = _mm256_loadu_pd(levels.current.add(j + 1));
+        let up = _mm256_loadu_pd(levels.current.add(j - width));
+        let down = _mm256_loadu_pd(levels.current.add(j + width));
+        let lap = _mm256_sub_pd(_mm256_add_pd(_mm256_add_pd(_mm256_add_pd(left, right), up), down), _mm256_mul_pd(k.four, u));
+        _mm256_storeu_pd(levels.laplacian_current.add(j), lap);
+        let previous = _mm256_loadu_pd(levels.previous.add(j));
+        let lap_previous = _mm256_loadu_pd(levels.laplacian_previous.add(j));
+        let out = _mm256_sub_pd(
+            _mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(k.centre, u), _mm256_mul_pd(k.previous, previous)), _mm256_mul_pd(k.laplacian, lap)),
+            _mm256_mul_pd(k.previous_laplacian, lap_previous),
+        );
+        _mm256_storeu_pd(levels.next.add(j), out);
+        out
+    }
+
+    /// The update's coefficients in every lane.
+    struct Coefficients {
+        centre: __m256d,
+        previous: __m256d,
+        laplacian: __m256d,
+        previous_laplacian: __m256d,
+        four: __m256d,
+    }
+
+    struct Pointers {
+        next: *mut f64,
+        laplacian_current: *mut f64,
+        laplacian_previous: *const f64,
+        current: *const f64,
+        previous: *const f64,
+    }
+
+    /// [`super::update_rows`], and over the rows `dot_rows` the dot product of the new level
+    /// with `pattern` ([`super::dot`]'s partial sums, in its order).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn update_rows(
+        c: UpdateCoefficients,
+        spans: &[(usize, usize)],
+        width: usize,
+        levels: Levels,
+        pattern: &[f64],
+        dot_rows: std::ops::Range<usize>,
+    ) -> f64 {
+        let len = levels.current.len();
+        assert!(levels.next.len() == len && levels.laplacian_current.len() == len && levels.laplacian_previous.len() == len && levels.previous.len() == len);
+        let k = Coefficients {
+            centre: _mm256_set1_pd(c.centre),
+            previous: _mm256_set1_pd(c.previous),
+            laplacian: _mm256_set1_pd(c.laplacian),
+            previous_laplacian: _mm256_set1_pd(c.previous_laplacian),
+            four: _mm256_set1_pd(4.0),
+        };
+        let p = Pointers {
+            next: levels.next.as_mut_ptr(),
+            laplacian_current: levels.laplacian_current.as_mut_ptr(),
+            laplacian_previous: levels.laplacian_previous.as_ptr(),
+            current: levels.current.as_ptr(),
+            previous: levels.previous.as_ptr(),
+        };
+        let mut lanes = [0.0; 8];
+        for (row, &(start, end)) in spans.iter().enumerate() {
+            if start == end {
+                continue;
+            }
+            // Every point's four neighbours lie in the levels (a moving point is never on
+            // the frame), so every load and store below is in bounds.
+            assert!(start > width && end + width <= len && start < end);
+            let n = end - start;
+            let quads = n / 4;
+            if dot_rows.contains(&row) {
+                assert!(end <= pattern.len());
+                let w = pattern.as_ptr().add(start);
+                let mut low = _mm256_loadu_pd(lanes.as_ptr());
+                let mut high = _mm256_loadu_pd(lanes.as_ptr().add(4));
+                let mut q = 0;
+                while q + 2 <= quads {
+                    let a = four_points(&k, &p, width, start + 4 * q);
+                    low = _mm256_add_pd(low, _mm256_mul_pd(a, _mm256_loadu_pd(w.add(4 * q))));
+                    let b = four_points(&k, &p, width, start + 4 * q + 4);
+                    high = _mm256_add_pd(high, _mm256_mul_pd(b, _mm256_loadu_pd(w.add(4 * q + 4))));
+                    q += 2;
+                }
+                if q < quads {
+                    let a = four_points(&k, &p, width, start + 4 * q);
+                    low = _mm256_add_pd(low, _mm256_mul_pd(a, _mm256_loadu_pd(w.add(4 * q))));
+                }
+                _mm256_storeu_pd(lanes.as_mut_ptr(), low);
+                _mm256_storeu_pd(lanes.as_mut_ptr().add(4), high);
+                for j in 4 * quads..n {
+                    let out = tail_point(c, &p, width, start + j);
+                    lanes[j % 8] += out * *w.add(j);
+                }
+            } else {
+                for q in 0..quads {
+                    four_points(&k, &p, width, start + 4 * q);
+                }
+                for j in 4 * quads..n {
+                    tail_point(c, &p, width, start + j);
+                }
+            }
+        }
+        if dot_rows.is_empty() {
+            return 0.0;
+        }
+        sum_lanes(&lanes)
+    }
+
+    /// One point of the update at flat index `j`, in scalar arithmetic.
+    ///
+    /// # Safety
+    /// As [`four_points`], for one point.
+    #[inline(always)]
+    unsafe fn tail_point(c: UpdateCoefficients, p: &Pointers, width: usize, j: usize) -> f64 {
+        let u = *p.current.add(j);
+        let (lap, out) = point(c, u, *p.current.add(j - 1), *p.current.add(j + 1), *p.current.add(j - width), *p.current.add(j + width), *p.previous.add(j), *p.laplacian_previous.add(j));
+        *p.laplacian_current.add(j) = lap;
+        *p.next.add(j) = out;
+        out
+    }
+
+    /// [`super::add_scaled`] compiled for AVX2: the compiler vectorises this one well (two
+    /// slices a row, one written), and the same operations give the same bits.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn add_scaled(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale: f64) {
+        super::add_scaled(out, pattern, spans, scale)
+    }
+
+    /// [`super::dot`]: the same partial sums in the same order.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dot(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
+        let mut lanes = [0.0; 8];
+        for &(start, end) in spans {
+            let (u, w) = (&level[start..end], &pattern[start..end]);
+            let octets = u.len() / 8;
+            let mut low = _mm256_loadu_pd(lanes.as_ptr());
+            let mut high = _mm256_loadu_pd(lanes.as_ptr().add(4));
+            for q in 0..octets {
+                let (a, b) = (u.as_ptr().add(8 * q), w.as_ptr().add(8 * q));
+                low = _mm256_add_pd(low, _mm256_mul_pd(_mm256_loadu_pd(a), _mm256_loadu_pd(b)));
+                high = _mm256_add_pd(high, _mm256_mul_pd(_mm256_loadu_pd(a.add(4)), _mm256_loadu_pd(b.add(4))));
+            }
+            _mm256_storeu_pd(lanes.as_mut_ptr(), low);
+            _mm256_storeu_pd(lanes.as_mut_ptr().add(4), high);
+            for j in 8 * octets..u.len() {
+                lanes[j % 8] += u[j] * w[j];
+            }
+        }
+        sum_lanes(&lanes)
+    }
 }
 
 /// The bilinear interpolant `I_B` at a point of the membrane, eq. 18, with its weights on
@@ -553,6 +737,61 @@ mod tests {
         m.reset();
         assert_eq!(m.touched_len, 0);
         assert!(at_rest(&m));
+    }
+
+    /// The AVX2 loops give the baseline's bits: the next level, its Laplacian and the dot
+    /// product summed with it, the pattern added to it and the dot product alone, on grids
+    /// whose rows leave every remainder of four and of eight, over all rows and a few.
+    #[test]
+    fn every_path_gives_the_same_bits() {
+        if !crate::cpu_has_avx2() {
+            return;
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for intervals in [17, 30, 32, 64, 65] {
+            for shape in [MembraneShape::Circle, MembraneShape::Square] {
+                let k = 1.0 / 48_000.0;
+                let mut membranes = [true, false].map(|wide| {
+                    let mut m = Membrane::with_capacity(70, MembraneMaterial::default(), shape, intervals, k);
+                    m.set_tuning(MembraneTuning { wave_speed_mps: 80.0, sigma0_per_s: 1.3, sigma1_m2_per_s: 5e-4 });
+                    m.wide_vectors = wide;
+                    m
+                });
+                let len = membranes[0].current.len();
+                let levels: Vec<Vec<f64>> = (0..3).map(|_| (0..len).map(|_| random() * 1e-4).collect()).collect();
+                let pattern: Vec<f64> = (0..len).map(|_| random()).collect();
+                for m in &mut membranes {
+                    m.current.copy_from_slice(&levels[0]);
+                    m.previous.copy_from_slice(&levels[1]);
+                    m.laplacian_previous.copy_from_slice(&levels[2]);
+                }
+                for rows in [0..intervals + 1, 3..intervals / 2, 0..0] {
+                    let sums = membranes.each_mut().map(|m| m.compute_free_update_and_weighted_sum(&pattern, rows.clone()));
+                    assert_eq!(sums[0].to_bits(), sums[1].to_bits(), "{intervals} {shape:?} {rows:?}");
+                    if !rows.is_empty() {
+                        let alone = membranes[1].weighted_sum(&membranes[1].next, &pattern, rows.clone());
+                        assert_eq!(alone.to_bits(), sums[1].to_bits());
+                    }
+                    let [wide, narrow] = &membranes;
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&wide.next), bits(&narrow.next));
+                    assert_eq!(bits(&wide.laplacian_current), bits(&narrow.laplacian_current));
+                    assert!(wide.next.iter().any(|&u| u != 0.0));
+                }
+                for m in &mut membranes {
+                    m.add_pattern_to_next(&pattern, 2..intervals - 1, 0.37);
+                }
+                assert!(membranes[0].next.iter().zip(&*membranes[1].next).all(|(a, b)| a.to_bits() == b.to_bits()));
+                let sums = membranes.each_ref().map(|m| m.weighted_sum(&m.next, &pattern, 1..intervals));
+                assert_eq!(sums[0].to_bits(), sums[1].to_bits());
+            }
+        }
     }
 
     #[test]
