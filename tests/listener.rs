@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::listen::{click_band_energy, periodicity_and_pitch, speaking_time_s, straight_line_deviation};
+use common::listen::{click_band_energy, octave_over_fundamental_db, periodicity, periodicity_and_pitch, speaking_time_s, straight_line_deviation};
 
 const RATE_HZ: f64 = 48_000.0;
 
@@ -138,6 +138,24 @@ fn a_pitch_that_drifts_is_read_as_its_average_not_as_a_vibrato() {
     let read = common::cents(hz, f0);
     let mean = -30.0 * 0.4 / 0.7 * (1.0 - (-0.7f64 / 0.4).exp());
     assert!((read - mean).abs() < 3.0, "read {read:+.2} cents, mean {mean:+.2}");
+}
+
+/// A note that sounds the octave above is periodic at its own period too, so periodicity
+/// passes it: the octave measure tells it apart. A sawtooth at the note reads its second
+/// harmonic 6 dB under its fundamental, the same sawtooth an octave up (a string slipping
+/// twice a period alike) 60 dB or more over it, and repeats at half the period, which the
+/// note does not.
+#[test]
+fn a_note_an_octave_up_is_told_from_its_note() {
+    let f0 = 220.0;
+    let note = sawtooth(0.5, |_| f0);
+    let octave = sawtooth(0.5, |_| 2.0 * f0);
+    let at_note = octave_over_fundamental_db(&note, RATE_HZ, f0);
+    assert!((at_note + 6.0).abs() < 0.5, "{at_note}");
+    assert!(periodicity(&octave, RATE_HZ, f0) > 0.99, "the octave is periodic at the note's period too");
+    assert!(octave_over_fundamental_db(&octave, RATE_HZ, f0) > 60.0);
+    assert!(periodicity(&octave, RATE_HZ, 2.0 * f0) > 0.99);
+    assert!(periodicity(&note, RATE_HZ, 2.0 * f0) < 0.5);
 }
 
 #[test]

@@ -450,10 +450,14 @@ impl HiFiBowedString {
         }
         let mut hair_free = [0.0; MAX_CONTACT_POINTS];
         let mut system = ContactSystem { points: n, free_velocity_mps: [0.0; MAX_CONTACT_POINTS], mobility_s_per_kg: self.mobility };
+        // The previous level does not move within the step: its part of each point's
+        // surface velocity is read once, for the free velocity and the realised one.
+        let mut surface_previous = [(0.0, 0.0); MAX_CONTACT_POINTS];
         for m in 0..n {
             let hair = self.hair[m];
             hair_free[m] = (2.0 * self.hair_mass_kg * (hair.eta_m - hair.eta_previous_m) / (k * k) - 0.5 * self.hair_stiffness_n_per_m * (hair.eta_m + hair.eta_previous_m)) / self.hair_denominator_kg_per_s;
-            system.free_velocity_mps[m] = self.surface_velocity_mps(m) - vb - hair_free[m];
+            surface_previous[m] = self.surface_previous(m);
+            system.free_velocity_mps[m] = self.surface_velocity_mps(m, surface_previous[m]) - vb - hair_free[m];
         }
         let solution = self.contact.solve(&system, self.normal_force_n / n as f64, k);
 
@@ -472,7 +476,7 @@ impl HiFiBowedString {
         let s0 = self.contact.point_friction().bristle_stiffness_n_per_m;
         for m in 0..n {
             let force = solution.force_n[m];
-            let realised = self.surface_velocity_mps(m) - vb - hair_velocity[m];
+            let realised = self.surface_velocity_mps(m, surface_previous[m]) - vb - hair_velocity[m];
             step.relative_velocity_mps[m] = realised;
             step.force_n[m] = force;
             step.deflection_m[m] = solution.deflection_m[m];
@@ -502,17 +506,21 @@ impl HiFiBowedString {
     }
 
     /// `I_m dt. u - r I_T,m dt. w` of the step being built: the string surface's velocity
-    /// at point `m`, along the bow.
+    /// at point `m`, along the bow, with `previous` from [`Self::surface_previous`].
     #[inline]
-    fn surface_velocity_mps(&self, m: usize) -> f64 {
+    fn surface_velocity_mps(&self, m: usize, (string_previous_m, torsion_previous_rad): (f64, f64)) -> f64 {
         let two_k = 2.0 * self.time_step_s;
-        let point = &self.string_points[m];
-        let transverse = (point.interpolate(self.string.next_displacement()) - point.interpolate(self.string.previous_displacement())) / two_k;
-        let twist = self.torsion.as_ref().map_or(0.0, |t| {
-            let point = &self.torsion_points[m];
-            t.params().radius_m * (point.interpolate(t.next_angle()) - point.interpolate(t.previous_angle())) / two_k
-        });
+        let transverse = (self.string_points[m].interpolate(self.string.next_displacement()) - string_previous_m) / two_k;
+        let twist = self.torsion.as_ref().map_or(0.0, |t| t.params().radius_m * (self.torsion_points[m].interpolate(t.next_angle()) - torsion_previous_rad) / two_k);
         transverse - twist
+    }
+
+    /// `I_m u^{n-1}` and `I_T,m w^{n-1}` at point `m` (0 without torsion).
+    #[inline]
+    fn surface_previous(&self, m: usize) -> (f64, f64) {
+        let string = self.string_points[m].interpolate(self.string.previous_displacement());
+        let torsion = self.torsion.as_ref().map_or(0.0, |t| self.torsion_points[m].interpolate(t.previous_angle()));
+        (string, torsion)
     }
 
     /// `Q_r` of the step being built (between the free update and `advance`).
