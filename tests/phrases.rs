@@ -589,7 +589,8 @@ const MAX_OCTAVE_OVER_FUNDAMENTAL_DB: f64 = 20.0;
 /// four of six repetitions in one rendering and two in another (with less bow noise, or at
 /// String Weight 50 or 100 %, it held, but at 50 and 100 % its low notes speak 160 to 280 ms
 /// late); the Ghost Cello Lead's C6 sounds C7 from the first note, its second harmonic 25 dB
-/// over its fundamental (B5 20 dB, C#6 -25 dB).
+/// over its fundamental (B5 20 dB, C#6 -25 dB): its string is in Helmholtz motion, but the
+/// cello body it mixes at 100 % passes that harmonic some 30 dB more than the fundamental.
 const SOUND_THE_OCTAVE: [(&str, u8); 2] = [("Double Bass", 32), ("Ghost Cello Lead", 84)];
 
 /// Every string preset in its own play mode sounds its note, not the octave above, when a
