@@ -488,9 +488,10 @@ fn sum_lanes(lanes: &[f64; 8]) -> f64 {
 /// rather than left to the compiler: its own vectorisation of [`update_rows`] checked, for
 /// every row, each of the nine slices' bounds and whether the two it writes overlap the
 /// seven it reads (about 130 instructions a row, 65 rows), and did a row's last one to
-/// three points in a scalar loop of 19 instructions each; its dot product ran in SSE2
-/// halves with scalar shuffles. Each function performs the baseline path's operations in
-/// the same order, with no fused multiply-add, so each gives the same bits (the unit tests
+/// three points in a scalar loop of 19 instructions each, and the dot product with the
+/// connection's patch was a second pass, in SSE2 halves with scalar shuffles: the update
+/// now sums it as it writes. Each function performs the baseline path's operations in the
+/// same order, with no fused multiply-add, so each gives the same bits (the unit tests
 /// below compare them).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
@@ -639,30 +640,14 @@ mod avx2 {
         super::add_scaled(out, pattern, spans, scale)
     }
 
-    /// [`super::dot`]: the same partial sums in the same order.
+    /// [`super::dot`] compiled for AVX2: off the audio path (the drum's step sums its patch
+    /// in [`update_rows`]), so the compiler's own vectorisation does.
     ///
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn dot(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
-        let mut lanes = [0.0; 8];
-        for &(start, end) in spans {
-            let (u, w) = (&level[start..end], &pattern[start..end]);
-            let octets = u.len() / 8;
-            let mut low = _mm256_loadu_pd(lanes.as_ptr());
-            let mut high = _mm256_loadu_pd(lanes.as_ptr().add(4));
-            for q in 0..octets {
-                let (a, b) = (u.as_ptr().add(8 * q), w.as_ptr().add(8 * q));
-                low = _mm256_add_pd(low, _mm256_mul_pd(_mm256_loadu_pd(a), _mm256_loadu_pd(b)));
-                high = _mm256_add_pd(high, _mm256_mul_pd(_mm256_loadu_pd(a.add(4)), _mm256_loadu_pd(b.add(4))));
-            }
-            _mm256_storeu_pd(lanes.as_mut_ptr(), low);
-            _mm256_storeu_pd(lanes.as_mut_ptr().add(4), high);
-            for j in 8 * octets..u.len() {
-                lanes[j % 8] += u[j] * w[j];
-            }
-        }
-        sum_lanes(&lanes)
+        super::dot(level, pattern, spans)
     }
 }
 
