@@ -123,27 +123,14 @@ fn the_default_drum_is_in_tune_and_even_over_two_octaves() {
 /// rate: heard from the tube's open end, not the membrane.
 const DEFAULT_DRUM_MAX_LEVELS_DB: f64 = 5.5;
 
-/// The laws that do not yet hold the drum's tone steady at default controls (issue 17
-/// item 2, open). The hyperbolic law slips several times a period and wanders between the
-/// membrane's modes (tried: the paper's viscous term added, a rigid stick, stick damping 0
-/// to 8 times the membrane's impedance, forces 1 to 30 N, bow speeds 0.05 to 0.5 m/s, bow
-/// points 0.3 to 0.5 of the diameter, a stick 0.01 to 1 times as stiff as the
-/// elasto-plastic bristle and damped 0 to 1 times the membrane's impedance, the hyperbola's
-/// knee at 0.25 to 1 times its speed, and a force growing as the square root of the wave
-/// speed). Over its keys it may hold its level on one setting, but its periodicity stays
-/// between 0.4 and 0.9, 50 to 100 cents off, and a key a few semitones away fades. As
-/// the steady curve of the elasto-plastic bristle it stays on the key while the tone
-/// builds, then beats and fades by 10 to 25 dB within two seconds (`docs/physics.md`).
-const UNSTEADY_ON_THE_DRUM: [FrictionModel; 1] = [FrictionModel::Hyperbolic];
-
 #[test]
 fn every_friction_law_sustains_the_default_drum() {
-    // Issue 17: every friction law reaches the drum (Drum Friction Model). At default controls a law holds the drum's
-    // tone if, on every key from E2 to E4 in tritones, the last 0.3 s of a 1.2 s note is as
-    // loud as the 0.3 s before it within 6 dB, and above -70 dBFS. Periodicity and pitch
-    // are printed: the elasto-plastic law (onofrei2021's) and Dahl's settle into the key's
-    // tone; the passive refined law sustains, but above E3 it locks to higher membrane
-    // modes.
+    // Issue 17: every friction law reaches the drum (Drum Friction Model). At default
+    // controls a law holds the drum's tone if, on every key from E2 to E4 in tritones, the
+    // last 0.3 s of a 1.2 s note is as loud as the 0.3 s before it within 6 dB, and above
+    // -70 dBFS. Periodicity and pitch are printed: the elasto-plastic law (onofrei2021's),
+    // Dahl's and the hyperbolic law settle into the key's tone; the passive refined law
+    // sustains, but above E3 it locks to higher membrane modes.
     for (index, model) in FrictionModel::ALL.into_iter().enumerate() {
         let controls = Controls { instrument: 1.0, drum_friction_model: index as f64, ..Controls::default() };
         println!("{}:", model.name());
@@ -159,8 +146,7 @@ fn every_friction_law_sustains_the_default_drum() {
             println!("  key {key}: {before:.1} then {last:.1} dB, periodicity {periodicity:.2}, {:+.0} cents", common::cents(hz, f0));
             steady &= last > -70.0 && (last - before).abs() < 6.0;
         }
-        let expected = !UNSTEADY_ON_THE_DRUM.contains(&model);
-        assert_eq!(steady, expected, "{}: {}", model.name(), if expected { "the drum's tone is not steady" } else { "now steady: take it off UNSTEADY_ON_THE_DRUM" });
+        assert!(steady, "{}: the drum's tone is not steady", model.name());
     }
 }
 
@@ -186,5 +172,65 @@ fn dahls_law_plays_the_default_drum_in_tune_at_every_velocity() {
             println!("  key {key}: periodicity {:.3}, {:+.1} cents, rms {:.1} dB", r.periodicity, r.cents, r.rms_db);
             assert!(r.periodicity >= 0.95 && r.cents.abs() <= 10.0, "Dahl, velocity {velocity}, {rate_hz} Hz, key {key}: periodicity {:.3}, {:+.1} cents", r.periodicity, r.cents);
         }
+    }
+}
+
+/// The hyperbolic law on the drum, with the knee and the bow the drum gives it
+/// (`rosin_engine::drum_voice::LawBow`), each key from E2 to E4 held 2.4 s: every third
+/// key at velocity 90 and 48 kHz, the tritones at velocities 40 and 127 and at 44.1 kHz
+/// (every key, and 96 kHz too, with ROSIN_PHRASES=full).
+/// - At the default controls (velocity 90, 48 kHz) every key holds a level: its last 0.3 s
+///   is within 3 dB of the 0.3 s before (measured 1.9 dB at most) and above -60 dBFS
+///   (-53 to -8 dB). The steps between 0.3 s windows over the last 1.2 s are printed: E2
+///   swings by up to 7 dB until 2.1 s, a slow start, and settles (at 3 s periodicity 0.98,
+///   in tune); F3 falls by 21 dB into double slipping and holds there.
+/// - Most keys sound their pitch (periodicity 0.95, within 10 cents): at least three in four
+///   at 48 kHz (measured 22, 21 and 20 of 25 at velocities 90, 40 and 127; 7 of the 9,
+///   and 5 of the 5 tritones, in this test's own sets), half at 44.1 and 96 kHz (14 and 23
+///   of 25; 3 of the 5 tritones at 44.1 kHz). The others double-slip (the contact slips twice a
+///   period) and sound 10 to 35 dB quieter, or at 44.1 kHz are rough and up to 70 cents
+///   sharp. Which keys do moves with the smallest change (the bow's stiffness share taken
+///   at 10.9 N instead of 10.909 N swapped two), so the test counts them instead of naming
+///   them.
+/// - A key may fall from its tone into double slipping while the drum's ear draws it up to
+///   pitch (without the ear F3 holds its tone, 41 cents flat): F3 at velocity 90 and 40,
+///   C#3 at velocity 40, G#2 at 127, E2, C#3 and B3 at 44.1 kHz and G2 at 96 kHz fall by 9
+///   to 21 dB within the last 1.2 s. Those steps are printed, not asserted: issue 17 stays open on them
+///   (`docs/physics.md`). With the stick damped at the membrane's impedance instead of one
+///   and a half times it, F3 at velocity 127 fell by 17 dB between 2.1 and 2.4 s.
+#[test]
+fn the_hyperbolic_law_holds_the_default_drum() {
+    let hyperbolic = FrictionModel::ALL.iter().position(|&m| m == FrictionModel::Hyperbolic).unwrap();
+    let controls = Controls { instrument: 1.0, drum_friction_model: hyperbolic as f64, ..Controls::default() };
+    const HELD_S: f64 = 2.4;
+    let mut cases = vec![(90.0, RATE_HZ, key_step(3), 0.75), (40.0, RATE_HZ, key_step(6), 0.75), (127.0, RATE_HZ, key_step(6), 0.75), (90.0, 44_100.0, key_step(6), 0.5)];
+    if key_step(2) == 1 {
+        cases.push((90.0, 96_000.0, 1, 0.5));
+    }
+    for (velocity, rate_hz, step, least_share_in_tune) in cases {
+        println!("Hyperbolic, velocity {velocity}, {rate_hz} Hz:");
+        let at_defaults = velocity == 90.0 && rate_hz == RATE_HZ;
+        let (mut keys, mut in_tune) = (0, 0);
+        for key in (40..=64).step_by(step) {
+            let phrase = melody(&[key], HELD_S, 0.0, velocity / 127.0, 0.0, rate_hz);
+            let out = render_phrase(&phrase, &controls, rate_hz);
+            let at = |s: f64| (s * rate_hz) as usize;
+            let window_db = |from_s: f64| common::db(common::rms(&out[at(from_s)..at(from_s + 0.3)]));
+            let windows = [window_db(HELD_S - 1.2), window_db(HELD_S - 0.9), window_db(HELD_S - 0.6), window_db(HELD_S - 0.3)];
+            let step_db = windows.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f64::max);
+            let last_step_db = (windows[3] - windows[2]).abs();
+            let f0 = midi_key_to_hz(key as f64);
+            let (periodicity, hz) = periodicity_and_pitch(&out[at(0.4)..at(HELD_S)], rate_hz, f0);
+            let cents = common::cents(hz, f0);
+            println!("  key {key}: {:.1} dB, the last step {last_step_db:.1} dB (over 1.2 s up to {step_db:.1}), periodicity {periodicity:.2}, {cents:+.0} cents", windows[3]);
+            assert!(out.iter().all(|s| s.is_finite()));
+            if at_defaults {
+                assert!(last_step_db <= 3.0 && windows[3] > -60.0, "hyperbolic, key {key}: the level moved by {last_step_db:.1} dB in the last 0.3 s, to {:.1} dB", windows[3]);
+            }
+            keys += 1;
+            in_tune += usize::from(periodicity >= 0.95 && cents.abs() <= 10.0);
+        }
+        println!("  {in_tune} of {keys} keys in tune and periodic");
+        assert!(in_tune as f64 >= least_share_in_tune * keys as f64, "hyperbolic, velocity {velocity}, {rate_hz} Hz: only {in_tune} of {keys} keys sound their pitch");
     }
 }

@@ -22,7 +22,7 @@ use crate::friction::dupont_lanes::LANES;
 use crate::bow::hair::{BowHair, HairParams};
 use crate::friction::dahl::DahlFriction;
 use crate::friction::dupont::ElastoPlasticParams;
-use crate::friction::hyperbolic::{ContactState, ElasticStick, HyperbolicFriction, HyperbolicLaw};
+use crate::friction::hyperbolic::{ContactState, ElasticStick, HyperbolicFriction, HyperbolicLaw, STICK_DAMPING_PER_MOBILITY};
 use crate::friction::newton::IterationStats;
 use crate::friction::refined::{BristleDamping, RefinedBristle, RefinedProblem};
 
@@ -102,6 +102,9 @@ pub struct FrictionContact {
     pub friction: ElastoPlasticParams,
     /// The bow hair of the passive refined model (matusiak2025 Table 2 by default).
     pub hair: HairParams,
+    /// The hyperbolic law's stick: its least damping in units of the resonator's `1 / c`
+    /// ([`STICK_DAMPING_PER_MOBILITY`] on a string).
+    pub stick_damping_per_mobility: f64,
     model: FrictionModel,
     elasto_plastic: BowContact,
     refined: RefinedBristle,
@@ -120,6 +123,7 @@ impl FrictionContact {
         Self {
             friction,
             hair: HairParams::matusiak2025(),
+            stick_damping_per_mobility: STICK_DAMPING_PER_MOBILITY,
             model: FrictionModel::ElastoPlastic,
             elasto_plastic: BowContact::new(friction, seed),
             refined: RefinedBristle::with_tolerance(1e-10),
@@ -286,7 +290,7 @@ impl FrictionContact {
     fn solve_1999(&mut self, input: &ContactInput) -> ContactOutput {
         if self.model == FrictionModel::Hyperbolic {
             self.hyperbolic.law = hyperbolic_law_for(&self.friction);
-            let stick = ElasticStick { stiffness_n_per_m: self.friction.bristle_stiffness_n_per_m, damping_kg_per_s: self.friction.bristle_damping_kg_per_s, time_step_s: input.time_step_s };
+            let stick = ElasticStick { stiffness_n_per_m: self.friction.bristle_stiffness_n_per_m, damping_kg_per_s: self.friction.bristle_damping_kg_per_s, least_damping_per_mobility: self.stick_damping_per_mobility, time_step_s: input.time_step_s };
             let out = self.hyperbolic.solve_elastic(input.free_velocity_mps, input.coupling_s_per_kg, input.normal_force_n, &stick);
             ContactOutput { force_n: out.force_n, relative_velocity_mps: out.relative_velocity_mps, deflection_m: 0.0, iterations: 0, converged: true }
         } else {

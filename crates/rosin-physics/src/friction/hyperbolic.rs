@@ -67,11 +67,12 @@ pub struct HyperbolicFriction {
     stick_deflection_m: f64,
 }
 
-/// The elastic stick's damping, in units of the string's own `1 / c` (`2 Z` on a
-/// waveguide): the stuck contact absorbs the waves reaching it instead of ringing with them.
-/// Measured over MIDI 28-100 on both engines: at 0.25 and 0.5 the contact chatters into
-/// two to four slips a period, at 1 the lowest notes still do, at 2 Helmholtz motion holds
-/// from MIDI 31 up, at 4 the waveguide's low notes double-slip again.
+/// The elastic stick's least damping on a string, in units of the string's own `1 / c`
+/// (`2 Z` on a waveguide): the stuck contact absorbs the waves reaching it instead of
+/// ringing with them. Measured over MIDI 28-100 on both engines: at 0.25 and 0.5 the
+/// contact chatters into two to four slips a period, at 1 the lowest notes still do, at 2
+/// Helmholtz motion holds from MIDI 31 up, at 4 the waveguide's low notes double-slip
+/// again. (The friction drum's membrane takes 1: `rosin_engine::drum_voice::LawBow`.)
 pub const STICK_DAMPING_PER_MOBILITY: f64 = 2.0;
 
 /// A sticking contact held by a stiff, damped spring instead of rigidly: see
@@ -80,6 +81,9 @@ pub const STICK_DAMPING_PER_MOBILITY: f64 = 2.0;
 pub struct ElasticStick {
     pub stiffness_n_per_m: f64,
     pub damping_kg_per_s: f64,
+    /// The least damping, in units of the contact's `1 / c` (the resonator's own
+    /// impedance over a step): [`STICK_DAMPING_PER_MOBILITY`] on a string.
+    pub least_damping_per_mobility: f64,
     pub time_step_s: f64,
 }
 
@@ -93,7 +97,7 @@ impl HyperbolicFriction {
     /// leaves the contact point's sample-to-sample motion free: the stuck string chatters
     /// and slips several times a period. Here the stuck contact is held by a spring `s0`
     /// with damping `s1` (the elasto-plastic model's presliding bristle, backward Euler),
-    /// `f = s0 (z + v k) + s1 v` with `s1` at least [`STICK_DAMPING_PER_MOBILITY`]` / c`,
+    /// `f = s0 (z + v k) + s1 v` with `s1` at least `ElasticStick::least_damping_per_mobility / c`,
     /// for as long as `|f| <= muS fN`; past that it slides on the
     /// hyperbola exactly as [`Self::solve`] does, and when the sliding root vanishes it
     /// sticks again with the spring carrying the force it had. Sliding samples are on the
@@ -105,7 +109,7 @@ impl HyperbolicFriction {
         }
         let k = stick.time_step_s;
         let s0 = stick.stiffness_n_per_m;
-        let grip = s0 * k + stick.damping_kg_per_s.max(STICK_DAMPING_PER_MOBILITY / mobility_s_per_kg);
+        let grip = s0 * k + stick.damping_kg_per_s.max(stick.least_damping_per_mobility / mobility_s_per_kg);
         let limit = self.law.static_coefficient() * normal_force_n;
         let stuck = |z: f64| {
             let v = (free_velocity_mps - mobility_s_per_kg * s0 * z) / (1.0 + mobility_s_per_kg * grip);
