@@ -520,18 +520,18 @@ impl LawBow {
             // period and wanders between modes, whatever the force, bow speed, bow point,
             // stick stiffness or damping (`docs/physics.md`). With its knee 2,000 times
             // sharper (0.1 mm/s: the law falls to muC as the contact breaks away, as a
-            // sharp Stribeck curve does), the stick damped at the membrane's own impedance
-            // (half the strings'), the force 1.75 times the played one at middle C's wave
-            // speed going as its square root, and the stick's stiffness in proportion to a
-            // light played force as the elasto-plastic law's, the drum holds its tone:
-            // held 2.4 s at velocity 90 and 48 kHz, 22 of the 25 keys from E2 to E4 sound
-            // their pitch (periodicity 0.95, within 10 cents). E2 settles only after two
-            // seconds, G2 double-slips (the contact slips twice a period, 25 dB quieter),
-            // and F3 falls into double slipping as the drum's ear draws it to pitch, which
-            // keeps issue 17 open (`tests/drum_keys.rs`). Chosen from sweeps of the knee
-            // (0.0005 to 1 times the paper's), the force (1 to 2.5 times, going as the wave
-            // speed to the powers 0 to 1), the stick's stiffness (0.2 to 2 times) and its
-            // least damping (1 to 6 times the membrane's impedance).
+            // sharp Stribeck curve does), the stick's least damping 1.5 times the
+            // membrane's impedance (the strings' is 2), the force 1.75 times the played one
+            // at middle C's wave speed going as its square root, and the stick's stiffness
+            // in proportion to a light played force as the elasto-plastic law's, most keys
+            // hold a tone: held 2.4 s at velocity 90 and 48 kHz, 22 of the 25 keys from
+            // E2 to E4 sound their pitch (periodicity 0.95, within 10 cents). E2 settles
+            // only after two seconds, G2 double-slips (the contact slips twice a period, 25
+            // dB quieter), and F3 falls into double slipping as the drum's ear draws it to
+            // pitch, which keeps issue 17 open (`tests/drum_keys.rs`). Chosen from sweeps
+            // of the knee (0.0005 to 1 times the paper's), the force (1 to 2.5 times, going
+            // as the wave speed to the powers 0 to 1), the stick's stiffness (0.2 to 2
+            // times) and its least damping (1 to 6 times the membrane's impedance).
             FrictionModel::Hyperbolic => LawBow {
                 force_scale: 1.75,
                 force_exponent: 0.5,

@@ -72,7 +72,7 @@ pub struct HyperbolicFriction {
 /// ringing with them. Measured over MIDI 28-100 on both engines: at 0.25 and 0.5 the
 /// contact chatters into two to four slips a period, at 1 the lowest notes still do, at 2
 /// Helmholtz motion holds from MIDI 31 up, at 4 the waveguide's low notes double-slip
-/// again. (The friction drum's membrane takes 1: `rosin_engine::drum_voice::LawBow`.)
+/// again. (The friction drum's membrane takes 1.5: `rosin_engine::drum_voice::LawBow`.)
 pub const STICK_DAMPING_PER_MOBILITY: f64 = 2.0;
 
 /// A sticking contact held by a stiff, damped spring instead of rigidly: see
@@ -285,5 +285,23 @@ mod tests {
         // With mobility fN = 0.1 < 0.4 the line meets the law once: no hysteresis band.
         let (broke, stuck, _) = sweep(0.05, 2.0);
         assert!((broke - stuck).abs() <= 2.0 * 2.0 * 0.05 * 2.0 / 20_000.0 + 1e-12, "{broke} vs {stuck}");
+    }
+
+    /// A stuck contact held by the elastic stick moves at `v_free / (1 + c (s0 k + s1))`,
+    /// its damping `s1` at least `least_damping_per_mobility / c`: the friction drum's 1.5
+    /// grips less than the strings' 2, and the bristle's own damping rules when larger.
+    #[test]
+    fn the_elastic_stick_takes_the_least_damping_it_is_given() {
+        let (mobility, force_n, v_free) = (0.03, 6.0, 1e-3);
+        for (least, bristle_damping) in [(1.5, 0.3), (STICK_DAMPING_PER_MOBILITY, 0.3), (1.5, 200.0)] {
+            let stick = ElasticStick { stiffness_n_per_m: 1e4, damping_kg_per_s: bristle_damping, least_damping_per_mobility: least, time_step_s: 1.0 / 48_000.0 };
+            let mut contact = HyperbolicFriction::new(HyperbolicLaw::default());
+            let out = contact.solve_elastic(v_free, mobility, force_n, &stick);
+            assert_eq!(out.state, ContactState::Sticking);
+            let damping = bristle_damping.max(least / mobility);
+            let expected = v_free / (1.0 + mobility * (stick.stiffness_n_per_m * stick.time_step_s + damping));
+            assert!((out.relative_velocity_mps - expected).abs() <= 1e-15, "least {least}, s1 {bristle_damping}: {} against {expected}", out.relative_velocity_mps);
+            assert!((out.force_n - damping * out.relative_velocity_mps - stick.stiffness_n_per_m * stick.time_step_s * out.relative_velocity_mps).abs() <= 1e-12);
+        }
     }
 }
