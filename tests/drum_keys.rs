@@ -179,25 +179,27 @@ fn dahls_law_plays_the_default_drum_in_tune_at_every_velocity() {
 /// (`rosin_engine::drum_voice::LawBow`), each key from E2 to E4 held 2.4 s: every third
 /// key at velocity 90 and 48 kHz, the tritones at velocities 40 and 127 and at 44.1 kHz
 /// (every key, and 96 kHz too, with ROSIN_PHRASES=full).
-/// - At the default controls (velocity 90, 48 kHz) every key holds a level: its last 0.3 s
-///   is within 3 dB of the 0.3 s before (measured 1.9 dB at most) and above -60 dBFS
-///   (-53 to -8 dB). The steps between 0.3 s windows over the last 1.2 s are printed: E2
-///   swings by up to 7 dB until 2.1 s, a slow start, and settles (at 3 s periodicity 0.98,
-///   in tune); F3 falls by 21 dB into double slipping and holds there.
-/// - Most keys sound their pitch (periodicity 0.95, within 10 cents): at least three in four
-///   at 48 kHz (measured 22, 21 and 20 of 25 at velocities 90, 40 and 127; 7 of the 9,
-///   and 5 of the 5 tritones, in this test's own sets), half at 44.1 and 96 kHz (14 and 23
-///   of 25; 3 of the 5 tritones at 44.1 kHz). The others double-slip (the contact slips twice a
-///   period) and sound 10 to 35 dB quieter, or at 44.1 kHz are rough and up to 70 cents
-///   sharp. Which keys do moves with the smallest change (the bow's stiffness share taken
-///   at 10.9 N instead of 10.909 N swapped two), so the test counts them instead of naming
-///   them.
-/// - A key may fall from its tone into double slipping while the drum's ear draws it up to
-///   pitch (without the ear F3 holds its tone, 41 cents flat): F3 at velocity 90 and 40,
-///   C#3 at velocity 40, G#2 at 127, E2, C#3 and B3 at 44.1 kHz and G2 at 96 kHz fall by 9
-///   to 21 dB within the last 1.2 s. Those steps are printed, not asserted: issue 17 stays open on them
-///   (`docs/physics.md`). With the stick damped at the membrane's impedance instead of one
-///   and a half times it, F3 at velocity 127 fell by 17 dB between 2.1 and 2.4 s.
+/// - At the default controls (velocity 90, 48 kHz) every key holds a level: its last
+///   0.3 s is within 3 dB of the 0.3 s before (measured 1.9 dB at most) and above -60
+///   dBFS (-53 to -8 dB). The steps between 0.3 s windows over the last 1.2 s are
+///   printed: E2 swings by up to 7 dB until 2.1 s, a slow start, and settles (at 3 s
+///   periodicity 0.98, in tune); F3 falls by 21 dB into double slipping and holds
+///   there.
+/// - Most keys sound their pitch (periodicity 0.95, within 10 cents): at least three in
+///   four at 48 kHz (measured 22, 21 and 20 of 25 at velocities 90, 40 and 127; 7 of
+///   the 9, and 5 of the 5 tritones, in this test's own sets), half at 44.1 and 96 kHz
+///   (14 and 23 of 25; 3 of the 5 tritones at 44.1 kHz). The others double-slip (the
+///   contact slips twice a period) and sound 10 to 35 dB quieter, or at 44.1 kHz are
+///   rough and up to 70 cents sharp. Which keys do moves with the smallest change (the
+///   bow's stiffness share taken at 10.9 N instead of 10.909 N swapped two), so the
+///   test counts them instead of naming them.
+/// - A key may fall from its tone into double slipping while the drum's ear draws it up
+///   to pitch (without the ear F3 holds its tone, 41 cents flat): F3 at velocity 90 and
+///   40, C#3 at velocity 40, G#2 at 127, E2, C#3 and B3 at 44.1 kHz and G2 at 96 kHz
+///   fall by 9 to 21 dB within the last 1.2 s. Those steps are printed, not asserted:
+///   issue 17 stays open on them (`docs/physics.md`). With the stick damped at the
+///   membrane's impedance instead of one and a half times it, F3 at velocity 127 fell
+///   by 17 dB between 2.1 and 2.4 s.
 #[test]
 fn the_hyperbolic_law_holds_the_default_drum() {
     let hyperbolic = FrictionModel::ALL.iter().position(|&m| m == FrictionModel::Hyperbolic).unwrap();

@@ -568,11 +568,7 @@ fn octave_of_repeated_notes_db(controls: &Controls, key: u8, velocity: f64, time
             // fundamental and the sound repeats at half the period: a bright note whose
             // body filters its fundamental away still has its odd harmonics.
             let octave_db = octave_over_fundamental_db(&out, RATE_HZ, f0_hz);
-            if octave_db > MAX_OCTAVE_OVER_FUNDAMENTAL_DB && common::listen::periodicity(&out, RATE_HZ, 2.0 * f0_hz) >= 0.9 {
-                (octave_db, true)
-            } else {
-                (octave_db, false)
-            }
+            (octave_db, octave_db > MAX_OCTAVE_OVER_FUNDAMENTAL_DB && common::listen::periodicity(&out, RATE_HZ, 2.0 * f0_hz) >= 0.9)
         })
         .collect()
 }
