@@ -175,44 +175,33 @@ fn dahls_law_plays_the_default_drum_in_tune_at_every_velocity() {
     }
 }
 
-/// The hyperbolic law on the drum, with the knee and the bow the drum gives it
-/// (`rosin_engine::drum_voice::LawBow`), each key from E2 to E4 held 2.4 s: every third
-/// key at velocity 90 and 48 kHz, the tritones at velocities 40 and 127 and at 44.1 kHz
-/// (every key, and 96 kHz too, with ROSIN_PHRASES=full).
-/// - At the default controls (velocity 90, 48 kHz) every key holds a level: its last
-///   0.3 s is within 3 dB of the 0.3 s before (measured 1.9 dB at most) and above -60
-///   dBFS (-53 to -8 dB). The steps between 0.3 s windows over the last 1.2 s are
-///   printed: E2 swings by up to 7 dB until 2.1 s, a slow start, and settles (at 3 s
-///   periodicity 0.98, in tune); F3 falls by 21 dB into double slipping and holds
-///   there.
-/// - Most keys sound their pitch (periodicity 0.95, within 10 cents): at least three in
-///   four at 48 kHz (measured 22, 21 and 20 of 25 at velocities 90, 40 and 127; 7 of
-///   the 9, and 5 of the 5 tritones, in this test's own sets), half at 44.1 and 96 kHz
-///   (14 and 23 of 25; 3 of the 5 tritones at 44.1 kHz). The others double-slip (the
-///   contact slips twice a period) and sound 10 to 35 dB quieter, or at 44.1 kHz are
-///   rough and up to 70 cents sharp. Which keys do moves with the smallest change (the
-///   bow's stiffness share taken at 10.9 N instead of 10.909 N swapped two), so the
-///   test counts them instead of naming them.
-/// - A key may fall from its tone into double slipping while the drum's ear draws it up
-///   to pitch (without the ear F3 holds its tone, 41 cents flat): F3 at velocity 90 and
-///   40, C#3 at velocity 40, G#2 at 127, E2, C#3 and B3 at 44.1 kHz and G2 at 96 kHz
-///   fall by 9 to 21 dB within the last 1.2 s. Those steps are printed, not asserted:
-///   issue 17 stays open on them (`docs/physics.md`). With the stick damped at the
-///   membrane's impedance instead of one and a half times it, F3 at velocity 127 fell
-///   by 17 dB between 2.1 and 2.4 s.
+/// The hyperbolic law on the drum, with the knee, the viscous branch and the bow the drum
+/// gives it (`rosin_engine::drum_voice::LawBow`), each key from E2 to E4 held 2.4 s: every
+/// third key at velocity 90 and 48 kHz, the tritones at velocities 40 and 127 and at 44.1
+/// kHz (every key, and 96 kHz too, with ROSIN_PHRASES=full).
+/// - Every key holds its level: over the last 1.2 s no 0.3 s window is more than 1 dB from
+///   the one before (measured 0.1 dB at most, every key and case), and the last is above
+///   -40 dBFS (measured -21 to -8 dB).
+/// - Every key sounds its pitch: periodicity 0.95 and within 5 cents (measured 0.98 and
+///   within a cent).
+/// - The levels stray at most 9 dB from a straight line over the keys (measured 7.6 to 7.8
+///   dB in every case): heard from the tube's open end, as onofrei2021 hears it, the tube's
+///   resonances move them from key to key.
+/// Without the viscous branch, at velocity 90 and 48 kHz, 22 of the 25 keys sounded their
+/// pitch: G2 double-slipped (the contact slipping twice a period, 25 dB quieter), and F3
+/// fell into it by 21 dB in the middle of the note, as the drum's ear drew it to pitch.
 #[test]
 fn the_hyperbolic_law_holds_the_default_drum() {
     let hyperbolic = FrictionModel::ALL.iter().position(|&m| m == FrictionModel::Hyperbolic).unwrap();
     let controls = Controls { instrument: 1.0, drum_friction_model: hyperbolic as f64, ..Controls::default() };
     const HELD_S: f64 = 2.4;
-    let mut cases = vec![(90.0, RATE_HZ, key_step(3), 0.75), (40.0, RATE_HZ, key_step(6), 0.75), (127.0, RATE_HZ, key_step(6), 0.75), (90.0, 44_100.0, key_step(6), 0.5)];
+    let mut cases = vec![(90.0, RATE_HZ, key_step(3)), (40.0, RATE_HZ, key_step(6)), (127.0, RATE_HZ, key_step(6)), (90.0, 44_100.0, key_step(6))];
     if key_step(2) == 1 {
-        cases.push((90.0, 96_000.0, 1, 0.5));
+        cases.push((90.0, 96_000.0, 1));
     }
-    for (velocity, rate_hz, step, least_share_in_tune) in cases {
+    for (velocity, rate_hz, step) in cases {
         println!("Hyperbolic, velocity {velocity}, {rate_hz} Hz:");
-        let at_defaults = velocity == 90.0 && rate_hz == RATE_HZ;
-        let (mut keys, mut in_tune) = (0, 0);
+        let mut levels = Vec::new();
         for key in (40..=64).step_by(step) {
             let phrase = melody(&[key], HELD_S, 0.0, velocity / 127.0, 0.0, rate_hz);
             let out = render_phrase(&phrase, &controls, rate_hz);
@@ -220,19 +209,17 @@ fn the_hyperbolic_law_holds_the_default_drum() {
             let window_db = |from_s: f64| common::db(common::rms(&out[at(from_s)..at(from_s + 0.3)]));
             let windows = [window_db(HELD_S - 1.2), window_db(HELD_S - 0.9), window_db(HELD_S - 0.6), window_db(HELD_S - 0.3)];
             let step_db = windows.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f64::max);
-            let last_step_db = (windows[3] - windows[2]).abs();
             let f0 = midi_key_to_hz(key as f64);
             let (periodicity, hz) = periodicity_and_pitch(&out[at(0.4)..at(HELD_S)], rate_hz, f0);
             let cents = common::cents(hz, f0);
-            println!("  key {key}: {:.1} dB, the last step {last_step_db:.1} dB (over 1.2 s up to {step_db:.1}), periodicity {periodicity:.2}, {cents:+.0} cents", windows[3]);
+            println!("  key {key}: {:.1} dB, the steps over the last 1.2 s up to {step_db:.1} dB, periodicity {periodicity:.3}, {cents:+.1} cents", windows[3]);
             assert!(out.iter().all(|s| s.is_finite()));
-            if at_defaults {
-                assert!(last_step_db <= 3.0 && windows[3] > -60.0, "hyperbolic, key {key}: the level moved by {last_step_db:.1} dB in the last 0.3 s, to {:.1} dB", windows[3]);
-            }
-            keys += 1;
-            in_tune += usize::from(periodicity >= 0.95 && cents.abs() <= 10.0);
+            assert!(step_db <= 1.0 && windows[3] > -40.0, "hyperbolic, velocity {velocity}, {rate_hz} Hz, key {key}: the level moved by {step_db:.1} dB, to {:.1} dB", windows[3]);
+            assert!(periodicity >= 0.95 && cents.abs() <= 5.0, "hyperbolic, velocity {velocity}, {rate_hz} Hz, key {key}: periodicity {periodicity:.3}, {cents:+.1} cents");
+            levels.push((key as f64, windows[3]));
         }
-        println!("  {in_tune} of {keys} keys in tune and periodic");
-        assert!(in_tune as f64 >= least_share_in_tune * keys as f64, "hyperbolic, velocity {velocity}, {rate_hz} Hz: only {in_tune} of {keys} keys sound their pitch");
+        let deviation = straight_line_deviation(&levels);
+        println!("  the furthest level from a straight line: {deviation:.1} dB");
+        assert!(deviation <= 9.0, "hyperbolic, velocity {velocity}, {rate_hz} Hz: the levels stray {deviation:.1} dB from a straight line");
     }
 }

@@ -243,18 +243,22 @@ fn every_law_settles_onto_its_steady_curve_when_sliding_steadily() {
     use rosin_physics::bow::contact::{steady_friction_force_n, FrictionContact};
     use rosin_physics::friction::dupont_contact::ContactInput;
     let friction = rosin_physics::friction::dupont::ElastoPlasticParams { noise_per_normal_force: 0.0, ..lab_friction() };
-    for model in FrictionModel::ALL {
+    // The hyperbolic law twice: as the strings play it, and with the friction drum's viscous
+    // branch (0.3 s/m, `rosin_engine::drum_voice::LawBow`).
+    let cases = FrictionModel::ALL.map(|model| (model, 0.0)).into_iter().chain([(FrictionModel::Hyperbolic, 0.3)]);
+    for (model, viscous_s_per_m) in cases {
         for velocity in [-0.4, -0.05, 0.02, 0.1, 0.3] {
             let mut contact = FrictionContact::new(friction, 1);
             contact.set_model(model);
+            contact.hyperbolic_viscous_s_per_m = viscous_s_per_m;
             contact.hair.damping_kg_per_s = 1e6;
             let input = ContactInput { free_velocity_mps: velocity, coupling_s_per_kg: 1e-7, normal_force_n: 5.0, time_step_s: 1.0 / RATE };
             let mut out = contact.solve(&input);
             for _ in 0..(0.5 * RATE) as usize {
                 out = contact.solve(&input);
             }
-            let steady = steady_friction_force_n(model, &friction, 5.0, out.relative_velocity_mps);
-            println!("{} at {velocity:+.2} m/s: {:.6} N settled, {steady:.6} N on the curve", model.name(), out.force_n);
+            let steady = steady_friction_force_n(model, &friction, viscous_s_per_m, 5.0, out.relative_velocity_mps);
+            println!("{} (viscous {viscous_s_per_m} s/m) at {velocity:+.2} m/s: {:.6} N settled, {steady:.6} N on the curve", model.name(), out.force_n);
             assert!((out.force_n - steady).abs() < 1e-3 * steady.abs(), "{}: {} N against the curve's {steady} N at {velocity} m/s", model.name(), out.force_n);
         }
     }

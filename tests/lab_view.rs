@@ -44,24 +44,34 @@ fn held_note(key: u8, controls: &Controls, seconds: f64) -> (LabView, Engine) {
 
 #[test]
 fn a_sliding_hyperbolic_contact_sits_on_the_curve_the_view_draws() {
-    let controls = Controls { friction_model: 2.0, ..Controls::default() };
-    let (lab, _) = held_note(50, &controls, 1.0);
-    assert!(lab.sounding && !lab.drum && lab.key == 50 && lab.model == FrictionModel::Hyperbolic);
-    assert_eq!(lab.samples, LAB_SAMPLES);
-    let mut sliding = 0;
-    for i in 0..lab.samples {
-        let v = lab.law_velocity_mps[i] as f64;
-        // Well clear of the stick (the elastic stick lets the contact move a little).
-        if v.abs() < lab.bow_velocity_mps as f64 {
-            continue;
+    // On a string (the paper's law) and on the friction drum, whose bow gives the law a
+    // sharper knee and a viscous branch (`rosin_engine::drum_voice::LawBow`): the curve
+    // drawn is the one the contact slides on, the branch included (without it the curve
+    // would be 10 to 22 % off at the drum's sliding speeds). The view draws the curve at
+    // the last sample's normal force; the drum's follows the wave speed, which its ear
+    // corrects once a period, so over the trace it moves by up to 0.05 %.
+    for drum in [false, true] {
+        let controls = Controls { friction_model: 2.0, drum_friction_model: 2.0, instrument: if drum { 1.0 } else { 0.0 }, ..Controls::default() };
+        let tolerance = if drum { 1e-3 } else { 1e-5 };
+        let (lab, _) = held_note(50, &controls, 1.0);
+        assert!(lab.sounding && lab.drum == drum && lab.key == 50 && lab.model == FrictionModel::Hyperbolic);
+        assert_eq!(lab.hyperbolic_viscous_s_per_m, if drum { 0.3 } else { 0.0 });
+        assert_eq!(lab.samples, LAB_SAMPLES);
+        let mut sliding = 0;
+        for i in 0..lab.samples {
+            let v = lab.law_velocity_mps[i] as f64;
+            // Well clear of the stick (the elastic stick lets the contact move a little).
+            if v.abs() < lab.bow_velocity_mps as f64 {
+                continue;
+            }
+            sliding += 1;
+            let curve = steady_friction_force_n(lab.model, &lab.friction, lab.hyperbolic_viscous_s_per_m, lab.normal_force_n as f64, v);
+            let force = lab.force_n[i] as f64;
+            assert!((force - curve).abs() < tolerance * curve.abs().max(1e-3), "drum {drum}, sample {i}: {force} N at {v} m/s, the curve says {curve} N");
         }
-        sliding += 1;
-        let curve = steady_friction_force_n(lab.model, &lab.friction, lab.normal_force_n as f64, v);
-        let force = lab.force_n[i] as f64;
-        assert!((force - curve).abs() < 1e-5 * curve.abs().max(1e-3), "sample {i}: {force} N at {v} m/s, the curve says {curve} N");
+        println!("drum {drum}: {sliding} of {} samples slide, each on the curve", lab.samples);
+        assert!(sliding > lab.samples / 20, "the contact hardly slides ({sliding} samples)");
     }
-    println!("{sliding} of {} samples slide, each on the curve", lab.samples);
-    assert!(sliding > lab.samples / 20, "the contact hardly slides ({sliding} samples)");
 }
 
 #[test]

@@ -23,8 +23,10 @@
 //! (no per-string Schelleng mapping: one membrane, the paper's ranges). Drum Friction
 //! Model chooses the bow's law from the strings' laws
 //! ([`rosin_physics::bow::contact::FrictionContact`]), through the same contact line
-//! `v = v_free - coupling f`; it is taken up when a note starts on a drum at rest. Every law reads the paper's bow (`muS`, `muC`, `vS`, `s0`, `s1`, `s2`);
-//! Dahl's law presses a softer bristle harder ([`LawBow`]), so that it holds the tone.
+//! `v = v_free - coupling f`; it is taken up when a note starts on a drum at rest. Every law
+//! reads the paper's bow (`muS`, `muC`, `vS`, `s0`, `s1`, `s2`); [`LawBow`] adapts it where a
+//! law needs it to hold the tone: Dahl's law presses a softer bristle harder, and the
+//! hyperbolic law takes a sharper knee, a viscous branch and a stronger force.
 //!
 //! Two things are Rosin's own, so that the drum plays across its keys (`docs/physics.md`):
 //! below [`BRISTLE_REFERENCE_WAVE_SPEED_MPS`] the bristles soften as `c^2`, as the
@@ -218,6 +220,12 @@ impl DrumVoice {
         &self.drum.bow.friction
     }
 
+    /// The hyperbolic law's viscous branch (s/m; [`LawBow::viscous_s_per_m`]), for the lab
+    /// view's steady curve.
+    pub fn hyperbolic_viscous_s_per_m(&self) -> f64 {
+        self.drum.bow.hyperbolic_viscous_s_per_m
+    }
+
     /// The friction law the bow follows.
     pub fn friction_model(&self) -> FrictionModel {
         self.drum.bow.model()
@@ -266,6 +274,7 @@ impl DrumVoice {
         self.law_bow = LawBow::for_model(model);
         self.drum.bow.friction.stribeck_velocity_mps = paper_friction().stribeck_velocity_mps * self.law_bow.stribeck_velocity_scale;
         self.drum.bow.stick_damping_per_mobility = self.law_bow.stick_damping_per_mobility;
+        self.drum.bow.hyperbolic_viscous_s_per_m = self.law_bow.viscous_s_per_m;
         self.note_wave_speed_mps = self.in_tune_wave_speed_mps(note.note as f64, quality);
         self.paper = quality == DrumQuality::Paper;
         self.dc_blocker.reset();
@@ -456,6 +465,9 @@ pub struct LawBow {
     pub stribeck_velocity_scale: f64,
     /// The hyperbolic law's stick: its least damping, in units of the membrane's `1 / c`.
     pub stick_damping_per_mobility: f64,
+    /// The hyperbolic law's viscous branch: `mu` grows by this per m/s of sliding speed
+    /// (s/m), a viscous friction `viscous_s_per_m fN` kg/s in proportion to the load.
+    pub viscous_s_per_m: f64,
 }
 
 impl LawBow {
@@ -467,6 +479,7 @@ impl LawBow {
         full_stiffness_force_n: 0.0,
         stribeck_velocity_scale: 1.0,
         stick_damping_per_mobility: STICK_DAMPING_PER_MOBILITY,
+        viscous_s_per_m: 0.0,
     };
 
     /// The most of the paper's stiffness the bristles may have at a played force of
@@ -518,26 +531,36 @@ impl LawBow {
             // knee, 0.2 m/s with the paper's constants (a violin's bow on a string). On the
             // membrane that slow fall holds no tone: the contact slips several times a
             // period and wanders between modes, whatever the force, bow speed, bow point,
-            // stick stiffness or damping (`docs/physics.md`). With its knee 2,000 times
-            // sharper (0.1 mm/s: the law falls to muC as the contact breaks away, as a
-            // sharp Stribeck curve does), the stick's least damping 1.5 times the
-            // membrane's impedance (the strings' is 2), the force 1.75 times the played one
-            // at middle C's wave speed going as its square root, and the stick's stiffness
-            // in proportion to a light played force as the elasto-plastic law's, most keys
-            // hold a tone: held 2.4 s at velocity 90 and 48 kHz, 22 of the 25 keys from
-            // E2 to E4 sound their pitch (periodicity 0.95, within 10 cents). E2 settles
-            // only after two seconds, G2 double-slips (the contact slips twice a period, 25
-            // dB quieter), and F3 falls into double slipping as the drum's ear draws it to
-            // pitch, which keeps issue 17 open (`tests/drum_keys.rs`). Chosen from sweeps
-            // of the knee (0.0005 to 1 times the paper's), the force (1 to 2.5 times, going
-            // as the wave speed to the powers 0 to 1), the stick's stiffness (0.2 to 2
-            // times) and its least damping (1 to 6 times the membrane's impedance).
+            // stick stiffness or damping (`docs/physics.md`). The drum's bow changes four
+            // things:
+            // - the knee 2,000 times sharper (0.1 mm/s): the law falls to muC as the contact
+            //   breaks away, as a sharp Stribeck curve does;
+            // - a viscous branch, `mu` growing by 0.3 per m/s of sliding speed: the `s2 v`
+            //   of a Stribeck curve with viscous friction (the elasto-plastic law's `s2`,
+            //   here in proportion to the load). Without it a key could fall from its tone
+            //   into double slipping (two slips a period, 20 to 45 dB quieter) as the
+            //   drum's ear drew it to pitch (F3), or never leave it (G2), and 20 of the 25
+            //   keys from E2 to E4 held a clean tone; with it all 25 do, at velocities 40,
+            //   90 and 127 and at 44.1, 48 and 96 kHz (periodicity 0.98, within a cent;
+            //   0.2 s/m held 23 of 25 at velocity 40, 0.35 and 0.4 lost keys at other
+            //   forces, a constant 1 to 1.5 kg/s held fewer at velocity 40 and at 9 N);
+            // - the stick's least damping 1.5 times the membrane's impedance (the
+            //   strings' is 2);
+            // - twice the played force at middle C's wave speed, going as its square root,
+            //   and the stick's stiffness in proportion to a light played force as the
+            //   elasto-plastic law's.
+            // Chosen from sweeps of the knee (0.0005 to 1 times the paper's: with the
+            // viscous branch a knee of 0.01 still lost 7 keys), the viscous branch (0.12 to
+            // 0.4 s/m, and a constant 0 to 10 kg/s), the force (1 to 2.5 times, going as
+            // the wave speed to the powers 0 to 1), the stick's stiffness (0.2 to 2 times)
+            // and its least damping (1 to 6 times the membrane's impedance).
             FrictionModel::Hyperbolic => LawBow {
-                force_scale: 1.75,
+                force_scale: 2.0,
                 force_exponent: 0.5,
                 full_stiffness_force_n: crate::controls::BOW_FORCE.default / DEFAULT_FORCE_STIFFNESS_SHARE,
                 stribeck_velocity_scale: 0.0005,
                 stick_damping_per_mobility: 1.5,
+                viscous_s_per_m: 0.3,
                 ..Self::AS_PLAYED
             },
         }

@@ -282,7 +282,7 @@ pub fn lab_steady_curve(lab: &LabView, velocities: (f64, f64), points: usize) ->
     (0..points)
         .map(|i| lo + (hi - lo) * i as f64 / (points.max(2) - 1) as f64)
         .filter(|v| *v != 0.0)
-        .map(|v| (v, steady_friction_force_n(lab.model, &lab.friction, lab.normal_force_n as f64, v)))
+        .map(|v| (v, steady_friction_force_n(lab.model, &lab.friction, lab.hyperbolic_viscous_s_per_m, lab.normal_force_n as f64, v)))
         .collect()
 }
 

@@ -103,6 +103,8 @@ pub struct LabView {
     pub generation: u32,
     pub model: FrictionModel,
     pub friction: ElastoPlasticParams,
+    /// The hyperbolic law's viscous branch (s/m): the friction drum's, 0 on a string.
+    pub hyperbolic_viscous_s_per_m: f64,
     pub normal_force_n: f32,
     pub bow_velocity_mps: f32,
     /// The engine's sample rate (the trace's).
@@ -123,6 +125,7 @@ impl Default for LabView {
             generation: 0,
             model: FrictionModel::default(),
             friction: ElastoPlasticParams::default(),
+            hyperbolic_viscous_s_per_m: 0.0,
             normal_force_n: 0.0,
             bow_velocity_mps: 0.0,
             sample_rate_hz: 48_000.0,
@@ -296,14 +299,14 @@ pub fn capture_feedback(level: OutputLevel, cpu_share: f64, snapshot: &mut ViewS
 
 fn capture_lab(engine: &Engine, view: &mut LabView) {
     let lab = engine.lab();
-    let (key, drum, model, friction, last) = match lab.source() {
+    let (key, drum, model, friction, viscous, last) = match lab.source() {
         Some(LabSource::String(i)) => {
             let voice = &engine.voices()[i];
-            (voice.note.note, false, voice.friction_model(), *voice.friction_params(), voice.contact_probe())
+            (voice.note.note, false, voice.friction_model(), *voice.friction_params(), 0.0, voice.contact_probe())
         }
         Some(LabSource::Drum(i)) => {
             let voice = &engine.drum_voices()[i];
-            (voice.note.note, true, voice.friction_model(), *voice.friction_params(), voice.contact_probe())
+            (voice.note.note, true, voice.friction_model(), *voice.friction_params(), voice.hyperbolic_viscous_s_per_m(), voice.contact_probe())
         }
         None => {
             view.sounding = false;
@@ -311,7 +314,7 @@ fn capture_lab(engine: &Engine, view: &mut LabView) {
         }
     };
     view.sounding = !lab.is_empty();
-    (view.key, view.drum, view.model, view.friction) = (key, drum, model, friction);
+    (view.key, view.drum, view.model, view.friction, view.hyperbolic_viscous_s_per_m) = (key, drum, model, friction, viscous);
     view.generation = lab.generation();
     view.normal_force_n = last.normal_force_n as f32;
     view.bow_velocity_mps = last.bow_velocity_mps as f32;

@@ -74,16 +74,24 @@ pub fn hyperbolic_law_for(friction: &ElastoPlasticParams) -> HyperbolicLaw {
         coulomb_coefficient: friction.coulomb_coefficient,
         numerator_mps: (friction.static_coefficient - friction.coulomb_coefficient).max(0.0) * offset_mps,
         offset_mps,
+        viscous_s_per_m: 0.0,
     }
+}
+
+/// [`hyperbolic_law_for`] with a viscous branch (s/m; 0 is the paper's law).
+fn hyperbolic_law(friction: &ElastoPlasticParams, viscous_s_per_m: f64) -> HyperbolicLaw {
+    HyperbolicLaw { viscous_s_per_m, ..hyperbolic_law_for(friction) }
 }
 
 /// The law's steady curve: the friction force (N, on the bow, the sign of `velocity_mps`)
 /// that `model` settles to when the contact slides at a constant relative velocity, at
 /// `normal_force_n`. What a hysteresis loop is drawn against. The bristle laws hold the
 /// steady deflection `z_ss(v)` (so `s0 z_ss`, plus `s2 v` where the law has the viscous
-/// term: elasto-plastic and Dahl); the hyperbolic law is its curve `mu(v) fN`. No noise. At
-/// `v = 0` the steady force is anywhere in the static band: 0 is returned.
-pub fn steady_friction_force_n(model: FrictionModel, friction: &ElastoPlasticParams, normal_force_n: f64, velocity_mps: f64) -> f64 {
+/// term: elasto-plastic and Dahl); the hyperbolic law is its curve `mu(v) fN`, with the
+/// viscous branch `hyperbolic_viscous_s_per_m` ([`FrictionContact::hyperbolic_viscous_s_per_m`];
+/// 0 on the strings). No noise. At `v = 0` the steady force is anywhere in the static band:
+/// 0 is returned.
+pub fn steady_friction_force_n(model: FrictionModel, friction: &ElastoPlasticParams, hyperbolic_viscous_s_per_m: f64, normal_force_n: f64, velocity_mps: f64) -> f64 {
     if velocity_mps == 0.0 || !(normal_force_n > 0.0) {
         return 0.0;
     }
@@ -92,7 +100,7 @@ pub fn steady_friction_force_n(model: FrictionModel, friction: &ElastoPlasticPar
     match model {
         FrictionModel::ElastoPlastic | FrictionModel::Dahl => bristle() + friction.viscous_damping_kg_per_s * velocity_mps,
         FrictionModel::PassiveRefined => bristle(),
-        FrictionModel::Hyperbolic => sign * hyperbolic_law_for(friction).coefficient(velocity_mps) * normal_force_n,
+        FrictionModel::Hyperbolic => sign * hyperbolic_law(friction, hyperbolic_viscous_s_per_m).coefficient(velocity_mps) * normal_force_n,
     }
 }
 
@@ -105,6 +113,9 @@ pub struct FrictionContact {
     /// The hyperbolic law's stick: its least damping in units of the resonator's `1 / c`
     /// ([`STICK_DAMPING_PER_MOBILITY`] on a string).
     pub stick_damping_per_mobility: f64,
+    /// The hyperbolic law's viscous branch, `mu` growing by this per m/s of sliding speed
+    /// (s/m; [`HyperbolicLaw::viscous_s_per_m`]). 0, the paper's law, on the strings.
+    pub hyperbolic_viscous_s_per_m: f64,
     model: FrictionModel,
     elasto_plastic: BowContact,
     refined: RefinedBristle,
@@ -124,6 +135,7 @@ impl FrictionContact {
             friction,
             hair: HairParams::matusiak2025(),
             stick_damping_per_mobility: STICK_DAMPING_PER_MOBILITY,
+            hyperbolic_viscous_s_per_m: 0.0,
             model: FrictionModel::ElastoPlastic,
             elasto_plastic: BowContact::new(friction, seed),
             refined: RefinedBristle::with_tolerance(1e-10),
@@ -289,7 +301,7 @@ impl FrictionContact {
     /// serafin1999's two laws, with no bow hair (the paper has none).
     fn solve_1999(&mut self, input: &ContactInput) -> ContactOutput {
         if self.model == FrictionModel::Hyperbolic {
-            self.hyperbolic.law = hyperbolic_law_for(&self.friction);
+            self.hyperbolic.law = hyperbolic_law(&self.friction, self.hyperbolic_viscous_s_per_m);
             let stick = ElasticStick { stiffness_n_per_m: self.friction.bristle_stiffness_n_per_m, damping_kg_per_s: self.friction.bristle_damping_kg_per_s, least_damping_per_mobility: self.stick_damping_per_mobility, time_step_s: input.time_step_s };
             let out = self.hyperbolic.solve_elastic(input.free_velocity_mps, input.coupling_s_per_kg, input.normal_force_n, &stick);
             ContactOutput { force_n: out.force_n, relative_velocity_mps: out.relative_velocity_mps, deflection_m: 0.0, iterations: 0, converged: true }

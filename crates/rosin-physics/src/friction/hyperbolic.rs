@@ -9,22 +9,33 @@
 //! `x^2 + (b - p) x + c fN a - p b = 0`, `p = s v_free - c fN muC`: a quadratic, so no
 //! iteration at all. Sticking (`v = 0`) needs `|v_free| <= c muS fN`.
 //!
+//! Rosin's own addition, zero in the paper and on the strings: a viscous branch
+//! `mu(x) = muC + a / (b + x) + e x` (`e` in s/m, [`HyperbolicLaw::viscous_s_per_m`]), the
+//! `sigma2 v` of a Stribeck curve with viscous friction (the elasto-plastic law's `s2`), here
+//! in proportion to the load. The friction drum's bow takes it
+//! (`rosin_engine::drum_voice::LawBow`). With `q = 1 + c fN e` the meeting point is the root
+//! of `q x^2 + (q b - p) x + c fN a - p b = 0`, still in closed form. At `e = 0` the
+//! paper's own expressions run, so the strings' law keeps its bits.
+//!
 //! Where sticking and sliding are both possible the contact keeps what it was doing (the
 //! paper's hysteresis rule), and of two sliding roots it takes the larger: the smaller is
 //! the unstable middle intersection, never taken.
 
-/// The law's constants: `mu(x) = coulomb + numerator / (offset_mps + x)`.
+/// The law's constants: `mu(x) = coulomb + numerator / (offset_mps + x) + viscous x`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HyperbolicLaw {
     pub coulomb_coefficient: f64,
     pub numerator_mps: f64,
     pub offset_mps: f64,
+    /// How much `mu` grows per m/s of sliding speed (s/m): a viscous branch, Rosin's own.
+    /// 0 in serafin1999 and on the strings.
+    pub viscous_s_per_m: f64,
 }
 
 impl Default for HyperbolicLaw {
     /// serafin1999: `mu = 0.3 + 0.1 / (0.2 + |dv|)`.
     fn default() -> Self {
-        Self { coulomb_coefficient: 0.3, numerator_mps: 0.1, offset_mps: 0.2 }
+        Self { coulomb_coefficient: 0.3, numerator_mps: 0.1, offset_mps: 0.2, viscous_s_per_m: 0.0 }
     }
 }
 
@@ -32,7 +43,12 @@ impl HyperbolicLaw {
     /// `mu` at a sliding speed (m/s, its size).
     #[inline]
     pub fn coefficient(&self, speed_mps: f64) -> f64 {
-        self.coulomb_coefficient + self.numerator_mps / (self.offset_mps + speed_mps.abs())
+        let speed_mps = speed_mps.abs();
+        let hyperbola = self.coulomb_coefficient + self.numerator_mps / (self.offset_mps + speed_mps);
+        if self.viscous_s_per_m == 0.0 {
+            return hyperbola;
+        }
+        hyperbola + self.viscous_s_per_m * speed_mps
     }
 
     /// `muS`, the coefficient at rest.
@@ -163,6 +179,16 @@ impl HyperbolicFriction {
         let l = &self.law;
         let p = sign * free_velocity_mps - mobility * l.coulomb_coefficient;
         let b = l.offset_mps;
+        if l.viscous_s_per_m != 0.0 {
+            // q x^2 + (q b - p) x + (mobility a - p b) = 0 with q = 1 + mobility e.
+            let q = 1.0 + mobility * l.viscous_s_per_m;
+            let discriminant = (q * b + p) * (q * b + p) - 4.0 * q * mobility * l.numerator_mps;
+            if discriminant < 0.0 {
+                return None;
+            }
+            let x = ((p - q * b) + discriminant.sqrt()) / (2.0 * q);
+            return (x > 0.0).then_some(x);
+        }
         // x^2 + (b - p) x + (mobility a - p b) = 0, mobility here already times fN.
         let discriminant = (b + p) * (b + p) - 4.0 * mobility * l.numerator_mps;
         if discriminant < 0.0 {
@@ -218,7 +244,11 @@ mod tests {
     /// Sweeps the free velocity up and back down through the contact: returns the free
     /// velocities where it broke away and where it stuck again.
     fn sweep(mobility: f64, normal_force_n: f64) -> (f64, f64, Vec<(f64, HyperbolicContact)>) {
-        let mut contact = HyperbolicFriction::new(HyperbolicLaw::default());
+        sweep_law(HyperbolicLaw::default(), mobility, normal_force_n)
+    }
+
+    fn sweep_law(law: HyperbolicLaw, mobility: f64, normal_force_n: f64) -> (f64, f64, Vec<(f64, HyperbolicContact)>) {
+        let mut contact = HyperbolicFriction::new(law);
         let steps = 20_000;
         let top = 2.0 * mobility * normal_force_n;
         let mut samples = Vec::new();
@@ -241,9 +271,10 @@ mod tests {
 
     #[test]
     fn every_sample_is_on_the_line_and_on_the_law() {
-        let law = HyperbolicLaw::default();
-        for (mobility, force) in [(1.0, 1.0), (2.5, 0.5), (0.05, 2.0)] {
-            let (_, _, samples) = sweep(mobility, force);
+        // The paper's law, and with the viscous branch the friction drum gives it.
+        let viscous = HyperbolicLaw { viscous_s_per_m: 0.3, ..HyperbolicLaw::default() };
+        for (law, mobility, force) in [(HyperbolicLaw::default(), 1.0, 1.0), (HyperbolicLaw::default(), 2.5, 0.5), (HyperbolicLaw::default(), 0.05, 2.0), (viscous, 1.0, 1.0), (viscous, 2.5, 0.5), (viscous, 0.05, 2.0)] {
+            let (_, _, samples) = sweep_law(law, mobility, force);
             for (v_free, out) in samples {
                 let line = v_free - mobility * out.force_n;
                 assert!((out.relative_velocity_mps - line).abs() < 1e-12, "off the line at v_free {v_free}");
