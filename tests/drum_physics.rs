@@ -199,10 +199,9 @@ fn connection_holds_every_sample() {
         drum.bow.set_model(model);
         if as_the_voice_bows {
             let law_bow = LawBow::for_model(model);
-            drum.bow.friction.stribeck_velocity_mps *= law_bow.stribeck_velocity_scale;
+            law_bow.apply_to(&mut drum.bow);
+            // The voice scales the bristles each sample; held here at the law's scale.
             drum.bow.friction.bristle_stiffness_n_per_m *= law_bow.bristle_scale;
-            drum.bow.stick_damping_per_mobility = law_bow.stick_damping_per_mobility;
-            drum.bow.hyperbolic_viscous_s_per_m = law_bow.viscous_s_per_m;
         }
         let controls = paper_controls(100.0);
         let mut worst_gap: f64 = 0.0;

@@ -39,7 +39,7 @@ use crate::dsp::dc_blocker::DcBlocker;
 use crate::dsp::ramp::LinearRamp;
 use crate::envelope::{BowEnvelope, Phase, SilenceDetector};
 use rosin_physics::drum::friction_drum::{fundamental_eigenvalue, wave_speed_for_mode, DrumControls, DrumDesign, DrumQuality, FrictionDrum, MAX_SIGMA0_PER_S, MAX_SIGMA1_M2_PER_S, MAX_TUNING_WAVE_SPEED_MPS, MAX_VIBRATO_DEPTH_MPS, MIN_TUNING_WAVE_SPEED_MPS};
-use rosin_physics::bow::contact::FrictionModel;
+use rosin_physics::bow::contact::{FrictionContact, FrictionModel};
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::friction::hyperbolic::STICK_DAMPING_PER_MOBILITY;
 use rosin_physics::drum::membrane::{Membrane, MembraneTuning};
@@ -272,9 +272,7 @@ impl DrumVoice {
             self.drum.bow.set_model(model);
         }
         self.law_bow = LawBow::for_model(model);
-        self.drum.bow.friction.stribeck_velocity_mps = paper_friction().stribeck_velocity_mps * self.law_bow.stribeck_velocity_scale;
-        self.drum.bow.stick_damping_per_mobility = self.law_bow.stick_damping_per_mobility;
-        self.drum.bow.hyperbolic_viscous_s_per_m = self.law_bow.viscous_s_per_m;
+        self.law_bow.apply_to(&mut self.drum.bow);
         self.note_wave_speed_mps = self.in_tune_wave_speed_mps(note.note as f64, quality);
         self.paper = quality == DrumQuality::Paper;
         self.dc_blocker.reset();
@@ -487,6 +485,16 @@ impl LawBow {
     #[inline]
     pub fn stiffness_share(&self, played_force_n: f64) -> f64 {
         if self.full_stiffness_force_n > 0.0 { (played_force_n / self.full_stiffness_force_n).min(1.0) } else { 1.0 }
+    }
+
+    /// Gives the drum's bow `contact` this law's own settings: its knee (on the paper's
+    /// Stribeck velocity), its stick's least damping and its viscous branch. The bristles'
+    /// stiffness and the force follow the controls, so the voice scales them each sample
+    /// ([`LawBow::bristle_scale`], [`LawBow::force_scale_at`]).
+    pub fn apply_to(&self, contact: &mut FrictionContact) {
+        contact.friction.stribeck_velocity_mps = paper_friction().stribeck_velocity_mps * self.stribeck_velocity_scale;
+        contact.stick_damping_per_mobility = self.stick_damping_per_mobility;
+        contact.hyperbolic_viscous_s_per_m = self.viscous_s_per_m;
     }
 
     /// What the played force is multiplied by at `wave_speed_mps`.

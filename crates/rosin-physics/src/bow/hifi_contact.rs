@@ -478,23 +478,7 @@ impl BristleContact {
     /// bristle state.
     pub fn solve(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
         debug_assert_eq!(system.points, self.points);
-        #[cfg(target_arch = "x86_64")]
-        if crate::cpu_has_avx2() {
-            // SAFETY: the CPU has AVX2.
-            return unsafe { self.solve_avx2(system, normal_force_n, time_step_s) };
-        }
-        self.solve_any(system, normal_force_n, time_step_s)
-    }
-
-    /// [`Self::solve_any`] compiled for AVX2: the same operations (no fused multiply-add),
-    /// in wider registers where the compiler finds them side by side.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn solve_avx2(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
-        self.solve_any(system, normal_force_n, time_step_s)
+        solve_fastest(self, system, normal_force_n, time_step_s)
     }
 
     /// One solver for each number of points, so that every loop over them has a length the
@@ -580,6 +564,14 @@ impl BristleContact {
         }
         solution
     }
+}
+
+/// [`BristleContact::solve`] compiled for AVX-512 and AVX2 as well as the baseline and
+/// chosen once at run time by the CPU (`multiversion`): the same operations (no fused
+/// multiply-add), in wider registers where the compiler finds them side by side.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn solve_fastest(contact: &mut BristleContact, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
+    contact.solve_any(system, normal_force_n, time_step_s)
 }
 
 #[cfg(test)]

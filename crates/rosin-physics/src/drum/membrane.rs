@@ -86,8 +86,6 @@ pub struct Membrane {
     /// only those, not the whole capacity (hundreds of kB on the full grid), and nothing at
     /// all for a membrane still at rest.
     touched_len: usize,
-    /// Whether the CPU runs the AVX2 build of the stencil.
-    wide_vectors: bool,
 }
 
 impl Membrane {
@@ -111,7 +109,6 @@ impl Membrane {
             laplacian_previous: vec![0.0; len].into_boxed_slice(),
             max_intervals,
             touched_len: 0,
-            wide_vectors: crate::cpu_has_avx2(),
         };
         membrane.configure(shape, intervals, time_step_s);
         membrane
@@ -281,17 +278,22 @@ impl Membrane {
             current: &self.current,
             previous: &self.previous,
         };
-        let spans = &self.spans[..=self.intervals];
-        #[cfg(target_arch = "x86_64")]
-        if self.wide_vectors {
-            // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
-            return unsafe { avx2::update_rows(self.coefficients, spans, self.intervals + 1, levels, pattern, rows) };
-        }
-        update_rows(self.coefficients, spans, self.intervals + 1, levels);
-        if rows.is_empty() {
-            return 0.0;
-        }
-        dot(&self.next, pattern, &self.spans[rows])
+        update_rows_and_dot(self.coefficients, &self.spans[..=self.intervals], self.intervals + 1, levels, pattern, rows)
+    }
+
+    /// [`Membrane::compute_free_update_and_weighted_sum`] on the baseline path, whatever
+    /// the CPU, for the tests that compare the paths.
+    #[cfg(test)]
+    fn compute_free_update_and_weighted_sum_on_baseline(&mut self, pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
+        self.touch();
+        let levels = Levels {
+            next: &mut self.next,
+            laplacian_current: &mut self.laplacian_current,
+            laplacian_previous: &self.laplacian_previous,
+            current: &self.current,
+            previous: &self.previous,
+        };
+        update_rows_then_dot(self.coefficients, &self.spans[..=self.intervals], self.intervals + 1, levels, pattern, rows)
     }
 
     /// The next time level (free update plus whatever forces were added).
@@ -311,26 +313,13 @@ impl Membrane {
     #[inline]
     pub fn add_pattern_to_next(&mut self, pattern: &[f64], rows: std::ops::Range<usize>, scale: f64) {
         self.touch();
-        let spans = &self.spans[rows];
-        #[cfg(target_arch = "x86_64")]
-        if self.wide_vectors {
-            // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
-            unsafe { avx2::add_scaled(&mut self.next, pattern, spans, scale) };
-            return;
-        }
-        add_scaled(&mut self.next, pattern, spans, scale);
+        add_scaled(&mut self.next, pattern, &self.spans[rows], scale);
     }
 
     /// `sum(pattern[i] u[i])` over the moving points of `rows`, for `u` one of the time levels.
     #[inline]
     pub fn weighted_sum(&self, level: &[f64], pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
-        let spans = &self.spans[rows];
-        #[cfg(target_arch = "x86_64")]
-        if self.wide_vectors {
-            // SAFETY: `wide_vectors` is only set when the CPU reports AVX2.
-            return unsafe { avx2::dot(level, pattern, spans) };
-        }
-        dot(level, pattern, spans)
+        dot(level, pattern, &self.spans[rows])
     }
 
     pub fn current_displacement(&self) -> &[f64] {
@@ -415,10 +404,33 @@ struct Levels<'a> {
     previous: &'a [f64],
 }
 
+/// The update over every row's moving span, and over the rows `dot_rows` the dot product
+/// of the new level with `pattern`: [`avx2::update_rows`] where the CPU has AVX2, which sums
+/// the product as it writes, and elsewhere [`update_rows_then_dot`]. `multiversion` chooses
+/// once at run time, and only its AVX2 build calls the AVX2 loop.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn update_rows_and_dot(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: Levels, pattern: &[f64], dot_rows: std::ops::Range<usize>) -> f64 {
+    multiversion::target::match_target! {
+        "x86_64+avx2" => avx2::update_rows(c, spans, width, levels, pattern, dot_rows),
+        _ => update_rows_then_dot(c, spans, width, levels, pattern, dot_rows),
+    }
+}
+
+/// [`update_rows`], then the dot product of the new level with `pattern` over `dot_rows`
+/// (0 when there are none): the baseline of [`update_rows_and_dot`].
+#[inline(always)]
+fn update_rows_then_dot(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, mut levels: Levels, pattern: &[f64], dot_rows: std::ops::Range<usize>) -> f64 {
+    update_rows(c, spans, width, &mut levels);
+    if dot_rows.is_empty() {
+        return 0.0;
+    }
+    dot(levels.next, pattern, &spans[dot_rows])
+}
+
 /// The update over every row's moving span, on a CPU without AVX2. [`avx2::update_rows`]
 /// performs the same operations in the same order, so both give the same bits.
 #[inline(always)]
-fn update_rows(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: Levels) {
+fn update_rows(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: &mut Levels) {
     for &(start, end) in spans {
         if start == end {
             continue;
@@ -447,7 +459,10 @@ fn point(c: UpdateCoefficients, u: f64, left: f64, right: f64, up: f64, down: f6
     (lap, c.centre * u - c.previous * previous + c.laplacian * lap - c.previous_laplacian * lap_previous)
 }
 
-#[inline(always)]
+/// `out += scale * pattern` over the spans. Compiled for AVX-512 and AVX2 as well as the
+/// baseline and chosen once at run time (`multiversion`); the compiler vectorises this one
+/// well (two slices a row, one written), and the same operations give the same bits.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 fn add_scaled(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale: f64) {
     for &(start, end) in spans {
         for (o, w) in out[start..end].iter_mut().zip(&pattern[start..end]) {
@@ -458,8 +473,11 @@ fn add_scaled(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale:
 
 /// A dot product over the spans with eight partial sums in a fixed order: the product at
 /// `j` goes to partial sum `(j - start) % 8` of its span, and the partial sums are added
-/// pairwise at the end. [`avx2::dot`] and [`avx2::update_rows`] keep the same sums.
-#[inline(always)]
+/// pairwise at the end. [`avx2::update_rows`] keeps the same sums. Compiled for AVX-512
+/// and AVX2 as well as the baseline and chosen once at run time (`multiversion`): off the
+/// audio path (the drum's step sums its patch in [`update_rows_and_dot`]), so the
+/// compiler's own vectorisation does.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 fn dot(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
     let mut lanes = [0.0; 8];
     for &(start, end) in spans {
@@ -490,9 +508,11 @@ fn sum_lanes(lanes: &[f64; 8]) -> f64 {
 /// seven it reads (about 130 instructions a row, 65 rows), and did a row's last one to
 /// three points in a scalar loop of 19 instructions each, and the dot product with the
 /// connection's patch was a second pass, in SSE2 halves with scalar shuffles: the update
-/// now sums it as it writes. Each function performs the baseline path's operations in the
-/// same order, with no fused multiply-add, so each gives the same bits (the unit tests
-/// below compare them).
+/// now sums it as it writes. It performs the baseline path's operations in the same order,
+/// with no fused multiply-add, so it gives the same bits (the unit tests below compare
+/// them). It is a safe function for AVX2 code only: the compiler lets only a caller built
+/// for AVX2 call it ([`update_rows_and_dot`]'s AVX2 build, which `multiversion` runs only
+/// where the CPU has AVX2).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{point, sum_lanes, Levels, UpdateCoefficients};
@@ -541,11 +561,8 @@ mod avx2 {
 
     /// [`super::update_rows`], and over the rows `dot_rows` the dot product of the new level
     /// with `pattern` ([`super::dot`]'s partial sums, in its order).
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn update_rows(
+    pub(super) fn update_rows(
         c: UpdateCoefficients,
         spans: &[(usize, usize)],
         width: usize,
@@ -574,40 +591,43 @@ mod avx2 {
             if start == end {
                 continue;
             }
-            // Every point's four neighbours lie in the levels (a moving point is never on
-            // the frame), so every load and store below is in bounds.
             assert!(start > width && end + width <= len && start < end);
             let n = end - start;
             let quads = n / 4;
-            if dot_rows.contains(&row) {
-                assert!(end <= pattern.len());
-                let w = pattern.as_ptr().add(start);
-                let mut low = _mm256_loadu_pd(lanes.as_ptr());
-                let mut high = _mm256_loadu_pd(lanes.as_ptr().add(4));
-                let mut q = 0;
-                while q + 2 <= quads {
-                    let a = four_points(&k, &p, width, start + 4 * q);
-                    low = _mm256_add_pd(low, _mm256_mul_pd(a, _mm256_loadu_pd(w.add(4 * q))));
-                    let b = four_points(&k, &p, width, start + 4 * q + 4);
-                    high = _mm256_add_pd(high, _mm256_mul_pd(b, _mm256_loadu_pd(w.add(4 * q + 4))));
-                    q += 2;
-                }
-                if q < quads {
-                    let a = four_points(&k, &p, width, start + 4 * q);
-                    low = _mm256_add_pd(low, _mm256_mul_pd(a, _mm256_loadu_pd(w.add(4 * q))));
-                }
-                _mm256_storeu_pd(lanes.as_mut_ptr(), low);
-                _mm256_storeu_pd(lanes.as_mut_ptr().add(4), high);
-                for j in 4 * quads..n {
-                    let out = tail_point(c, &p, width, start + j);
-                    lanes[j % 8] += out * *w.add(j);
-                }
-            } else {
-                for q in 0..quads {
-                    four_points(&k, &p, width, start + 4 * q);
-                }
-                for j in 4 * quads..n {
-                    tail_point(c, &p, width, start + j);
+            // SAFETY: every point's four neighbours lie in the levels (a moving point is
+            // never on the frame, as the assertion above checks), and the patch covers each
+            // row it sums (below), so every load and store is in bounds.
+            unsafe {
+                if dot_rows.contains(&row) {
+                    assert!(end <= pattern.len());
+                    let w = pattern.as_ptr().add(start);
+                    let mut low = _mm256_loadu_pd(lanes.as_ptr());
+                    let mut high = _mm256_loadu_pd(lanes.as_ptr().add(4));
+                    let mut q = 0;
+                    while q + 2 <= quads {
+                        let a = four_points(&k, &p, width, start + 4 * q);
+                        low = _mm256_add_pd(low, _mm256_mul_pd(a, _mm256_loadu_pd(w.add(4 * q))));
+                        let b = four_points(&k, &p, width, start + 4 * q + 4);
+                        high = _mm256_add_pd(high, _mm256_mul_pd(b, _mm256_loadu_pd(w.add(4 * q + 4))));
+                        q += 2;
+                    }
+                    if q < quads {
+                        let a = four_points(&k, &p, width, start + 4 * q);
+                        low = _mm256_add_pd(low, _mm256_mul_pd(a, _mm256_loadu_pd(w.add(4 * q))));
+                    }
+                    _mm256_storeu_pd(lanes.as_mut_ptr(), low);
+                    _mm256_storeu_pd(lanes.as_mut_ptr().add(4), high);
+                    for j in 4 * quads..n {
+                        let out = tail_point(c, &p, width, start + j);
+                        lanes[j % 8] += out * *w.add(j);
+                    }
+                } else {
+                    for q in 0..quads {
+                        four_points(&k, &p, width, start + 4 * q);
+                    }
+                    for j in 4 * quads..n {
+                        tail_point(c, &p, width, start + j);
+                    }
                 }
             }
         }
@@ -628,26 +648,6 @@ mod avx2 {
         *p.laplacian_current.add(j) = lap;
         *p.next.add(j) = out;
         out
-    }
-
-    /// [`super::add_scaled`] compiled for AVX2: the compiler vectorises this one well (two
-    /// slices a row, one written), and the same operations give the same bits.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn add_scaled(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale: f64) {
-        super::add_scaled(out, pattern, spans, scale)
-    }
-
-    /// [`super::dot`] compiled for AVX2: off the audio path (the drum's step sums its patch
-    /// in [`update_rows`]), so the compiler's own vectorisation does.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dot(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
-        super::dot(level, pattern, spans)
     }
 }
 
@@ -724,28 +724,22 @@ mod tests {
         assert!(at_rest(&m));
     }
 
-    /// The AVX2 loops give the baseline's bits: the next level, its Laplacian and the dot
-    /// product summed with it, the pattern added to it and the dot product alone, on grids
-    /// whose rows leave every remainder of four and of eight, over all rows and a few.
+    /// The path this CPU takes (the AVX2 loop where it has AVX2) gives the baseline's bits:
+    /// the next level, its Laplacian and the dot product summed with it; the dot product
+    /// alone gives the summed one's bits, and the pattern added to the level gives the
+    /// scalar expression's, on grids whose rows leave every remainder of four and of eight,
+    /// over all rows and a few.
     #[test]
     fn every_path_gives_the_same_bits() {
-        if !crate::cpu_has_avx2() {
-            return;
-        }
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut random = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut uniform = crate::test_uniform(0x2545_f491_4f6c_dd1d);
+        let mut random = move || uniform() - 0.5;
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         for intervals in [17, 30, 32, 64, 65] {
             for shape in [MembraneShape::Circle, MembraneShape::Square] {
                 let k = 1.0 / 48_000.0;
-                let mut membranes = [true, false].map(|wide| {
+                let mut membranes = [(); 2].map(|()| {
                     let mut m = Membrane::with_capacity(70, MembraneMaterial::default(), shape, intervals, k);
                     m.set_tuning(MembraneTuning { wave_speed_mps: 80.0, sigma0_per_s: 1.3, sigma1_m2_per_s: 5e-4 });
-                    m.wide_vectors = wide;
                     m
                 });
                 let len = membranes[0].current.len();
@@ -757,24 +751,26 @@ mod tests {
                     m.laplacian_previous.copy_from_slice(&levels[2]);
                 }
                 for rows in [0..intervals + 1, 3..intervals / 2, 0..0] {
-                    let sums = membranes.each_mut().map(|m| m.compute_free_update_and_weighted_sum(&pattern, rows.clone()));
+                    let [dispatched, baseline] = &mut membranes;
+                    let sums = [dispatched.compute_free_update_and_weighted_sum(&pattern, rows.clone()), baseline.compute_free_update_and_weighted_sum_on_baseline(&pattern, rows.clone())];
                     assert_eq!(sums[0].to_bits(), sums[1].to_bits(), "{intervals} {shape:?} {rows:?}");
                     if !rows.is_empty() {
-                        let alone = membranes[1].weighted_sum(&membranes[1].next, &pattern, rows.clone());
-                        assert_eq!(alone.to_bits(), sums[1].to_bits());
+                        let alone = dispatched.weighted_sum(&dispatched.next, &pattern, rows.clone());
+                        assert_eq!(alone.to_bits(), sums[0].to_bits());
                     }
-                    let [wide, narrow] = &membranes;
-                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                    assert_eq!(bits(&wide.next), bits(&narrow.next));
-                    assert_eq!(bits(&wide.laplacian_current), bits(&narrow.laplacian_current));
-                    assert!(wide.next.iter().any(|&u| u != 0.0));
+                    assert_eq!(bits(&dispatched.next), bits(&baseline.next));
+                    assert_eq!(bits(&dispatched.laplacian_current), bits(&baseline.laplacian_current));
+                    assert!(dispatched.next.iter().any(|&u| u != 0.0));
                 }
-                for m in &mut membranes {
-                    m.add_pattern_to_next(&pattern, 2..intervals - 1, 0.37);
+                let m = &mut membranes[0];
+                let before = m.next.clone();
+                m.add_pattern_to_next(&pattern, 2..intervals - 1, 0.37);
+                for (row, &(start, end)) in m.spans().iter().enumerate() {
+                    for i in start..end {
+                        let expected = if (2..intervals - 1).contains(&row) { before[i] + 0.37 * pattern[i] } else { before[i] };
+                        assert_eq!(m.next[i].to_bits(), expected.to_bits(), "point {i} of row {row}");
+                    }
                 }
-                assert!(membranes[0].next.iter().zip(&*membranes[1].next).all(|(a, b)| a.to_bits() == b.to_bits()));
-                let sums = membranes.each_ref().map(|m| m.weighted_sum(&m.next, &pattern, 1..intervals));
-                assert_eq!(sums[0].to_bits(), sums[1].to_bits());
             }
         }
     }

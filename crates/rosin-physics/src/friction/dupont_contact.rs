@@ -146,8 +146,16 @@ impl BowContact {
         if let Some(lifted) = self.lift_if_unusable(input) {
             return lifted;
         }
-        let fn_n = input.normal_force_n;
         let noise = self.noise();
+        self.solve_with_noise(input, noise)
+    }
+
+    /// [`BowContact::solve`] for a contact that is not lifted and has drawn its sample's
+    /// `noise` (the lanes' solve draws it for each contact before it knows whether the CPU
+    /// can solve them in lanes).
+    #[inline(always)]
+    pub(crate) fn solve_with_noise(&mut self, input: &ContactInput, noise: f64) -> ContactOutput {
+        let fn_n = input.normal_force_n;
         let p = self.friction;
         let k = input.time_step_s;
         let kf = input.coupling_s_per_kg;

@@ -65,75 +65,82 @@ impl BowContact {
     /// to the bit (see the module's header). A lane without a contact is idle (its output
     /// is the default).
     pub fn solve_lanes(contacts: &mut [Option<&mut BowContact>; LANES], inputs: &[ContactInput; LANES]) -> [ContactOutput; LANES] {
-        let mut outputs = [ContactOutput::default(); LANES];
-        // Without AVX2, each contact is solved alone.
-        if !crate::cpu_has_avx2() {
-            for (l, contact) in contacts.iter_mut().enumerate() {
-                if let Some(contact) = contact.as_deref_mut() {
-                    outputs[l] = contact.solve(&inputs[l]);
+        solve_in_lanes(contacts, inputs)
+    }
+}
+
+/// [`BowContact::solve_lanes`]: the Newton iterations in lanes where the CPU has AVX2, each
+/// contact alone elsewhere. `multiversion` chooses once at run time, and only its AVX2
+/// build calls the AVX2 code.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn solve_in_lanes(contacts: &mut [Option<&mut BowContact>; LANES], inputs: &[ContactInput; LANES]) -> [ContactOutput; LANES] {
+    let mut outputs = [ContactOutput::default(); LANES];
+    let mut problems = Problems::default();
+    let mut active = [false; LANES];
+    for l in 0..LANES {
+        let Some(contact) = contacts[l].as_deref_mut() else { continue };
+        let input = &inputs[l];
+        if let Some(lifted) = contact.lift_if_unusable(input) {
+            outputs[l] = lifted;
+            continue;
+        }
+        active[l] = true;
+        problems.noise[l] = contact.noise();
+        let p = &contact.friction;
+        problems.free_velocity_mps[l] = input.free_velocity_mps;
+        problems.coupling_s_per_kg[l] = input.coupling_s_per_kg;
+        problems.time_step_s[l] = input.time_step_s;
+        problems.normal_force_n[l] = input.normal_force_n;
+        problems.deflection_prev_m[l] = contact.deflection_m();
+        problems.rate_prev_mps[l] = contact.rate_mps();
+        problems.start_velocity_mps[l] = contact.velocity_mps();
+        problems.stiffness[l] = p.bristle_stiffness_n_per_m;
+        problems.damping[l] = p.bristle_damping_kg_per_s;
+        problems.viscous[l] = p.viscous_damping_kg_per_s;
+        problems.noise_per_normal_force[l] = p.noise_per_normal_force;
+        problems.coulomb[l] = p.coulomb_coefficient;
+        problems.static_coefficient[l] = p.static_coefficient;
+        problems.stribeck_mps[l] = p.stribeck_velocity_mps;
+        problems.break_away_ratio[l] = p.break_away_ratio;
+    }
+    if !active.iter().any(|&a| a) {
+        return outputs;
+    }
+    multiversion::target::match_target! {
+        "x86_64+avx2" => {
+            let found = avx2::newton(&problems, active);
+            for l in 0..LANES {
+                if let (true, Some(contact)) = (active[l], contacts[l].as_deref_mut()) {
+                    let accepted = found.accepted[l].then_some((found.rate_mps[l], found.force_n[l]));
+                    outputs[l] = contact.finish(&inputs[l], problems.noise[l], found.velocity_mps[l], found.deflection_m[l], accepted, found.iterations[l], found.evaluations[l]);
                 }
             }
-            return outputs;
         }
-        let mut problems = Problems::default();
-        let mut active = [false; LANES];
-        for l in 0..LANES {
-            let Some(contact) = contacts[l].as_deref_mut() else { continue };
-            let input = &inputs[l];
-            if let Some(lifted) = contact.lift_if_unusable(input) {
-                outputs[l] = lifted;
-                continue;
-            }
-            active[l] = true;
-            problems.noise[l] = contact.noise();
-            let p = &contact.friction;
-            problems.free_velocity_mps[l] = input.free_velocity_mps;
-            problems.coupling_s_per_kg[l] = input.coupling_s_per_kg;
-            problems.time_step_s[l] = input.time_step_s;
-            problems.normal_force_n[l] = input.normal_force_n;
-            problems.deflection_prev_m[l] = contact.deflection_m();
-            problems.rate_prev_mps[l] = contact.rate_mps();
-            problems.start_velocity_mps[l] = contact.velocity_mps();
-            problems.stiffness[l] = p.bristle_stiffness_n_per_m;
-            problems.damping[l] = p.bristle_damping_kg_per_s;
-            problems.viscous[l] = p.viscous_damping_kg_per_s;
-            problems.noise_per_normal_force[l] = p.noise_per_normal_force;
-            problems.coulomb[l] = p.coulomb_coefficient;
-            problems.static_coefficient[l] = p.static_coefficient;
-            problems.stribeck_mps[l] = p.stribeck_velocity_mps;
-            problems.break_away_ratio[l] = p.break_away_ratio;
-        }
-        if !active.iter().any(|&a| a) {
-            return outputs;
-        }
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `cpu_has_avx2` found AVX2 on this CPU.
-        let found = unsafe { avx2::newton(&problems, active) };
-        #[cfg(not(target_arch = "x86_64"))]
-        let found: Outcome = unreachable!("no lanes on this CPU");
-        for l in 0..LANES {
-            if let (true, Some(contact)) = (active[l], contacts[l].as_deref_mut()) {
-                let accepted = found.accepted[l].then_some((found.rate_mps[l], found.force_n[l]));
-                outputs[l] = contact.finish(&inputs[l], problems.noise[l], found.velocity_mps[l], found.deflection_m[l], accepted, found.iterations[l], found.evaluations[l]);
+        _ => {
+            // No lanes on this CPU: each contact is solved alone, with the noise it drew.
+            for l in 0..LANES {
+                if let (true, Some(contact)) = (active[l], contacts[l].as_deref_mut()) {
+                    outputs[l] = contact.solve_with_noise(&inputs[l], problems.noise[l]);
+                }
             }
         }
-        outputs
     }
+    outputs
 }
 
 /// `ElastoPlasticParams::bristle_rate` at four points under one law and one normal force
 /// (the finite-width bow's, `crate::bow::hifi_contact`), to the bit: each lane's rate and
-/// its partial derivatives by velocity and by deflection. `None` where the CPU has no AVX2.
-#[inline]
+/// its partial derivatives by velocity and by deflection. `None` where the CPU has no AVX2
+/// (chosen as [`solve_in_lanes`]'s path is).
+#[multiversion::multiversion(targets("x86_64+avx2"))]
 pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, velocity_mps: &Lanes, deflection_m: &Lanes) -> Option<(Lanes, Lanes, Lanes)> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu_has_avx2() {
-        // SAFETY: `cpu_has_avx2` found AVX2 on this CPU.
-        return Some(unsafe { avx2::bristle_rates(params, normal_force_n, velocity_mps, deflection_m) });
+    multiversion::target::match_target! {
+        "x86_64+avx2" => Some(avx2::bristle_rates(params, normal_force_n, velocity_mps, deflection_m)),
+        _ => {
+            let _ = (params, normal_force_n, velocity_mps, deflection_m);
+            None
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (params, normal_force_n, velocity_mps, deflection_m);
-    None
 }
 
 /// The lanes on AVX2: `std::arch` intrinsics, each the IEEE operation the scalar code
@@ -397,11 +404,8 @@ mod avx2 {
 
     /// [`law_rate`] for one law and normal force shared by the lanes (the finite-width
     /// bow's points), its terms worked out by the scalar law's expressions.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v: &Lanes, z: &Lanes) -> (Lanes, Lanes, Lanes) {
+    pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v: &Lanes, z: &Lanes) -> (Lanes, Lanes, Lanes) {
         let s0 = params.bristle_stiffness_n_per_m;
         let vs = params.stribeck_velocity_mps;
         let law = Law {
@@ -456,11 +460,8 @@ mod avx2 {
     }
 
     /// The scalar solve's Newton iteration for every lane in `active`, in lockstep.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn newton(problems: &Problems, active: [bool; LANES]) -> Outcome {
+    pub(super) fn newton(problems: &Problems, active: [bool; LANES]) -> Outcome {
         // The terms the scalar solve works out once a sample, by the same expressions.
         let fn_n = load(&problems.normal_force_n);
         let s0 = load(&problems.stiffness);
