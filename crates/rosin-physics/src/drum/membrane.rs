@@ -271,6 +271,13 @@ impl Membrane {
     #[inline]
     pub fn compute_free_update_and_weighted_sum(&mut self, pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
         self.touch();
+        let (c, width) = (self.coefficients, self.intervals + 1);
+        let (spans, levels) = self.spans_and_levels();
+        update_rows_and_dot(c, spans, width, levels, pattern, rows)
+    }
+
+    /// The moving spans of the grid in use, and the levels one update reads and writes.
+    fn spans_and_levels(&mut self) -> (&[(usize, usize)], Levels<'_>) {
         let levels = Levels {
             next: &mut self.next,
             laplacian_current: &mut self.laplacian_current,
@@ -278,7 +285,7 @@ impl Membrane {
             current: &self.current,
             previous: &self.previous,
         };
-        update_rows_and_dot(self.coefficients, &self.spans[..=self.intervals], self.intervals + 1, levels, pattern, rows)
+        (&self.spans[..=self.intervals], levels)
     }
 
     /// [`Membrane::compute_free_update_and_weighted_sum`] on the baseline path, whatever
@@ -286,14 +293,9 @@ impl Membrane {
     #[cfg(test)]
     fn compute_free_update_and_weighted_sum_on_baseline(&mut self, pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
         self.touch();
-        let levels = Levels {
-            next: &mut self.next,
-            laplacian_current: &mut self.laplacian_current,
-            laplacian_previous: &self.laplacian_previous,
-            current: &self.current,
-            previous: &self.previous,
-        };
-        update_rows_then_dot(self.coefficients, &self.spans[..=self.intervals], self.intervals + 1, levels, pattern, rows)
+        let (c, width) = (self.coefficients, self.intervals + 1);
+        let (spans, levels) = self.spans_and_levels();
+        update_rows_then_dot(c, spans, width, levels, pattern, rows)
     }
 
     /// The next time level (free update plus whatever forces were added).
