@@ -96,9 +96,8 @@ impl BowedString {
 
     /// The grid position of the bow for a bow-bridge fraction of the vibrating length.
     fn bow_point_m_for(&self, bow_position: f64) -> f64 {
-        let grid = self.string.grid();
-        let length = grid.length_m;
-        let h = grid.spacing_m();
+        let length = self.string.grid().length_m;
+        let h = self.string.spacing_m();
         let nut_side = self.string.finger().map_or(0.0, |(node, alpha)| (node as f64 + alpha) * h);
         let vibrating = length - nut_side;
         let margin = MIN_BOW_INTERVALS_FROM_END * h;
@@ -114,7 +113,7 @@ impl BowedString {
     fn place_bow(&mut self, bow_position: f64, moved_finger: bool) {
         let target = self.bow_point_m_for(bow_position);
         let gap = target - self.bow_point_m;
-        if gap.abs() > 0.5 * self.string.grid().spacing_m() {
+        if gap.abs() > 0.5 * self.string.spacing_m() {
             self.bow_drifting = true;
         }
         let step = MAX_BOW_DRIFT_MPS * self.string.grid().time_step_s;
@@ -125,7 +124,7 @@ impl BowedString {
             target
         };
         if x != self.bow_point_m || moved_finger {
-            let h = self.string.grid().spacing_m();
+            let h = self.string.spacing_m();
             self.bow_point = CubicPoint::new(x / h, self.string.intervals());
             let string = &self.string;
             self.bow_weight_energy = self.bow_point.sum_of_squares(|node| string.is_free_node(node));
@@ -167,7 +166,7 @@ impl BowedString {
             self.string.apply_point_force(&self.drive_point, drive_n);
         }
         let k = self.string.grid().time_step_s;
-        let h = self.string.grid().spacing_m();
+        let h = self.string.spacing_m();
         let free_next = self.bow_point.interpolate(self.string.next_displacement());
         let previous = self.bow_point.interpolate(self.string.previous_displacement());
         let free_velocity_mps = (free_next - previous) / (2.0 * k) - controls.bow_velocity_mps;

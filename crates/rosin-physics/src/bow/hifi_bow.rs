@@ -405,7 +405,7 @@ impl HiFiBowedString {
         let n = self.points;
         let k = self.time_step_s;
         let string = &self.string;
-        let string_scale = string.force_to_displacement() / (2.0 * k * string.grid().spacing_m());
+        let string_scale = string.force_to_displacement() / (2.0 * k * string.spacing_m());
         for m in 0..n {
             for j in 0..n {
                 let mut c = string_scale * overlap(&self.string_points[m], &self.string_points[j], |l| string.is_free_node(l));

@@ -31,6 +31,9 @@ struct UpdateCoefficients {
 /// A stiff string on its grid, with the state of three time levels.
 pub struct StiffString {
     grid: SchemeGrid,
+    /// The grid's `h`, worked out once a grid (the per-sample work needs it several times a
+    /// sample, and `N as f64` from a `usize` is several instructions on x86-64).
+    spacing_m: f64,
     material: StringMaterial,
     coefficients: UpdateCoefficients,
     /// Nodes `-1 ..= N + 1` are stored at `0 ..= N + 2`: ghost nodes carry the simply
@@ -66,6 +69,7 @@ impl StiffString {
         let len = max_intervals + 3;
         let mut string = Self {
             grid,
+            spacing_m: grid.spacing_m(),
             material,
             coefficients: UpdateCoefficients::default(),
             next: vec![0.0; len].into_boxed_slice(),
@@ -84,6 +88,7 @@ impl StiffString {
     pub fn configure(&mut self, grid: SchemeGrid, material: StringMaterial) {
         assert!(grid.intervals <= self.max_intervals, "grid larger than the capacity");
         self.grid = grid;
+        self.spacing_m = grid.spacing_m();
         self.material = material;
         self.finger = None;
         self.finger_pressure = 0.0;
@@ -148,6 +153,12 @@ impl StiffString {
         &self.grid
     }
 
+    /// The grid's spacing `h` ([`SchemeGrid::spacing_m`], to the bit).
+    #[inline]
+    pub fn spacing_m(&self) -> f64 {
+        self.spacing_m
+    }
+
     pub fn material(&self) -> &StringMaterial {
         &self.material
     }
@@ -198,9 +209,18 @@ impl StiffString {
     /// being built: `-k^2 J f / (rho A (1 + sigma0 k))`. Forces on fixed nodes are absorbed.
     #[inline]
     pub fn apply_point_force(&mut self, point: &CubicPoint, force_n: f64) {
-        let scale = self.coefficients.force_to_displacement * force_n / self.grid.spacing_m();
+        let scale = self.coefficients.force_to_displacement * force_n / self.spacing_m;
+        let first = point.first_index;
+        if first > 0 && first + 3 < self.grid.intervals {
+            // All four nodes move (the bow's, away from the ends): no check for each.
+            let nodes = &mut self.next[GHOST + first..][..4];
+            for (u, w) in nodes.iter_mut().zip(&point.weights) {
+                *u -= scale * w;
+            }
+            return;
+        }
         for (i, w) in point.weights.iter().enumerate() {
-            let node = point.first_index + i;
+            let node = first + i;
             if self.is_free_node(node) {
                 self.next[GHOST + node] -= scale * w;
             }
@@ -222,7 +242,7 @@ impl StiffString {
     /// [`FINGER_LIFT_S`].
     pub fn set_finger(&mut self, position_m: Option<f64>) {
         let wanted = position_m.and_then(|x| {
-            let in_intervals = x / self.grid.spacing_m();
+            let in_intervals = x / self.spacing_m;
             let node = in_intervals.floor();
             // Keep at least three free nodes beyond the finger.
             (x > 0.0 && (node as usize) + 4 <= self.grid.intervals).then_some((node as usize, in_intervals - node))
@@ -256,7 +276,7 @@ impl StiffString {
     /// gliding along the string raises the pitch smoothly instead of in steps of one
     /// interval; the intonation loop takes out what remains.
     pub fn finger_for_stop_m(&self, stop_m: f64) -> f64 {
-        let h = self.grid.spacing_m();
+        let h = self.spacing_m;
         let shifted = (stop_m / h + FINGER_CLAMP_OFFSET_INTERVALS).max(0.0);
         let node = shifted.floor();
         (node + (shifted - node).powf(1.0 / 7.0)) * h
@@ -303,7 +323,7 @@ impl StiffString {
     /// `T u_x(L) - EI u_xxx(L)`, from one-sided differences at the support.
     pub fn bridge_force_n(&self) -> f64 {
         let n = self.grid.intervals;
-        let h = self.grid.spacing_m();
+        let h = self.spacing_m;
         let rho_a = self.material.linear_density_kg_per_m;
         let tension = rho_a * self.grid.wave_speed_mps.powi(2);
         let bending = rho_a * self.grid.kappa_m2_per_s.powi(2);
@@ -316,7 +336,7 @@ impl StiffString {
     /// the time levels `n` and `n - 1`. With losses it can only decrease.
     pub fn energy_j(&self) -> f64 {
         let n = self.grid.intervals;
-        let h = self.grid.spacing_m();
+        let h = self.spacing_m;
         let k = self.grid.time_step_s;
         let rho_a = self.material.linear_density_kg_per_m;
         let tension = rho_a * self.grid.wave_speed_mps.powi(2);
