@@ -36,9 +36,9 @@ pub(crate) fn test_uniform(seed: u64) -> impl FnMut() -> f64 {
     }
 }
 
-/// Whether this CPU has AVX2: for the tests of the hand-vectorised loops (the membrane's
-/// stencil, the contacts in lanes), to know which path the CPU takes. The code itself never
-/// asks: `multiversion` chooses each loop's build once at run time.
+/// Whether this CPU has AVX2: for the tests of the contacts in lanes, to know which path
+/// the CPU takes. The code itself never asks: `multiversion` chooses each loop's build once
+/// at run time.
 #[cfg(test)]
 pub(crate) fn cpu_has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
