@@ -1091,7 +1091,10 @@ impl StringVoice {
         }
         self.last_offset_st = semitones;
         // The finger control stops the string on its own; the pitch offsets act on top.
-        let ratio = (semitones / 12.0).exp2() / (1.0 - finger_control);
+        // No offset (no bend, glide or vibrato: most samples) needs no exp2, whose answer
+        // at 0 is exactly 1.
+        let offset_ratio = if semitones == 0.0 { 1.0 } else { (semitones / 12.0).exp2() };
+        let ratio = offset_ratio / (1.0 - finger_control);
         self.pitch_ratio = 1.0 / (1.0 - finger_control);
         if ratio >= 1.0 {
             ((1.0 - 1.0 / ratio).min(max_stop_fraction(intervals)).max(0.0), 1.0)

@@ -12,7 +12,8 @@ pub struct Decimator {
     factor: usize,
     taps: [f64; MAX_TAPS],
     /// The last `len` samples, written twice (at `i` and `i + len`), so that the newest
-    /// `len` always lie in one run, `history[write..write + len]`: no index wraps.
+    /// `len` always lie in one run, `history[write..write + len]`: no index wraps. At
+    /// factor 1 (a pass-through), only the newest sample, at 0.
     history: [f64; 2 * MAX_TAPS],
     write: usize,
 }
@@ -53,6 +54,12 @@ impl Decimator {
     /// Feeds one input sample (at the high rate).
     #[inline]
     pub fn push(&mut self, sample: f64) {
+        if self.factor == 1 {
+            // A pass-through keeps only the newest sample (the voices at their own rate:
+            // most of them, every sample).
+            self.history[0] = sample;
+            return;
+        }
         let len = TAPS_PER_PHASE * self.factor;
         self.history[self.write] = sample;
         self.history[self.write + len] = sample;
@@ -62,12 +69,12 @@ impl Decimator {
     /// The filtered output at the current input position (call once per `factor` pushes).
     #[inline]
     pub fn output(&self) -> f64 {
+        if self.factor == 1 {
+            return self.history[0];
+        }
         let len = TAPS_PER_PHASE * self.factor;
         // The newest `len` samples in order, oldest first: `newest[len - 1 - i]` is x[n - i].
         let newest = &self.history[self.write..self.write + len];
-        if self.factor == 1 {
-            return newest[len - 1];
-        }
         let mut acc = 0.0;
         for (tap, sample) in self.taps[..len].iter().zip(newest.iter().rev()) {
             acc += tap * sample;

@@ -51,6 +51,16 @@ pub struct StiffString {
 }
 
 const GHOST: usize = 1;
+/// The vector the stencil works in, in nodes (AVX2's four f64 lanes; AVX-512 takes two at
+/// once): it updates the interior in whole vectors, running past node `N - 1` into as many
+/// as three nodes beyond (node `N`, the ghost, the padding), so that no scalar remainder is
+/// left over. Rounding to AVX-512's eight would save its remainder but cost AVX2 machines
+/// more in nodes computed for nothing than the remainder cost them (measured).
+const STENCIL_LANES: usize = 4;
+/// The nodes each level keeps past the grid's `N + 3` (its nodes and two ghosts): the
+/// stencil's rounded-up interior ends up to `STENCIL_LANES - 1` nodes past node `N - 1`
+/// and reads two nodes past its end, so up to `STENCIL_LANES - 1` past the ghost.
+const PADDING: usize = STENCIL_LANES - 1;
 /// How far before its clamped node eq. 23's finger stops the string, in grid intervals
 /// (measured: see [`StiffString::finger_for_stop_m`]).
 pub const FINGER_CLAMP_OFFSET_INTERVALS: f64 = 0.055;
@@ -66,7 +76,7 @@ impl StiffString {
     /// Allocates room for grids of up to `max_intervals` intervals. This is the only
     /// allocation; configuring and stepping never allocate.
     pub fn with_capacity(max_intervals: usize, grid: SchemeGrid, material: StringMaterial) -> Self {
-        let len = max_intervals + 3;
+        let len = max_intervals + 3 + PADDING;
         let mut string = Self {
             grid,
             spacing_m: grid.spacing_m(),
@@ -97,11 +107,11 @@ impl StiffString {
         self.update_coefficients();
     }
 
-    /// Sets every node of every time level to rest: the grid's nodes and ghosts, all that
-    /// the scheme reads (a larger grid configured later clears its own), so that a note-on
-    /// on a short grid does not clear the whole capacity.
+    /// Sets every node of every time level to rest: the grid's nodes, ghosts and padding,
+    /// all that the scheme reads (a larger grid configured later clears its own), so that a
+    /// note-on on a short grid does not clear the whole capacity.
     pub fn reset(&mut self) {
-        let used = (self.grid.intervals + 3).min(self.next.len());
+        let used = (self.grid.intervals + 3 + PADDING).min(self.next.len());
         self.next[..used].fill(0.0);
         self.current[..used].fill(0.0);
         self.previous[..used].fill(0.0);
@@ -195,14 +205,20 @@ impl StiffString {
         // Node l is at index l + 1; interior nodes 1..=N-1 are at 2..=N, and the stencil
         // reaches two nodes either side, so slices of equal length keep the loop free of
         // bounds checks and let the compiler vectorise it.
-        let count = n - 1;
-        let u = &self.current[..n + 3];
-        let p = &self.previous[..n + 3];
+        // The interior's n - 1 nodes, rounded up to whole vectors: the few nodes past node
+        // N - 1 (node N, the ghost and the padding) are written too, and set right below.
+        let count = (n - 1).next_multiple_of(STENCIL_LANES);
+        let u = &self.current[..count + 4];
+        let p = &self.previous[..count + 4];
         let out = &mut self.next[2..2 + count];
         stencil(&c, u, p, out);
         // Node 1 reads the ghost u_{-1} = -u_1 through u_m2 at index 0, already set.
         self.next[GHOST] = 0.0;
         self.next[GHOST + n] = 0.0;
+        // The padding goes back to rest, so that what the overrun computed there never
+        // grows (it reaches no node: the nodes read at most the ghost, index N + 2). The
+        // ghost is set at the end of the step, from node N - 1.
+        self.next[GHOST + n + 2..][..PADDING].fill(0.0);
     }
 
     /// Adds the displacement that a point force `force_n` at `point` causes in the step
@@ -389,23 +405,69 @@ impl StiffString {
 /// AVX2 as well as the baseline, and chosen once at run time by the CPU (`multiversion`):
 /// 8 or 4 lanes instead of SSE2's 2. The arithmetic is the same expression in the same
 /// order on every path (no fused multiply-add), so every path gives the same bits.
+///
+/// The string hands it a whole number of [`STENCIL_LANES`] nodes, which the first loop
+/// takes with no scalar remainder (the compiler sees that the count is a multiple of the
+/// vector); the second loop finishes any other length (the tests').
 #[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 fn stencil(c: &UpdateCoefficients, u: &[f64], p: &[f64], out: &mut [f64]) {
     let count = out.len();
+    // One bounds check for each level, so that the compiler can drop the slices' own.
+    let (u, p) = (&u[..count + 4], &p[..count + 4]);
     let (u_m2, u_m1, u_0, u_p1, u_p2) = (&u[0..count], &u[1..1 + count], &u[2..2 + count], &u[3..3 + count], &u[4..4 + count]);
     let (p_m1, p_0, p_p1) = (&p[1..1 + count], &p[2..2 + count], &p[3..3 + count]);
-    for i in 0..count {
-        out[i] = c.centre * u_0[i]
-            + c.neighbour * (u_m1[i] + u_p1[i])
-            + c.second_neighbour * (u_m2[i] + u_p2[i])
-            + c.previous_centre * p_0[i]
-            + c.previous_neighbour * (p_m1[i] + p_p1[i]);
+    // One expression for both loops (a closure called twice would not be inlined).
+    macro_rules! node {
+        ($i:expr) => {
+            c.centre * u_0[$i] + c.neighbour * (u_m1[$i] + u_p1[$i]) + c.second_neighbour * (u_m2[$i] + u_p2[$i]) + c.previous_centre * p_0[$i] + c.previous_neighbour * (p_m1[$i] + p_p1[$i])
+        };
+    }
+    let whole = count / STENCIL_LANES * STENCIL_LANES;
+    for i in 0..whole {
+        out[i] = node!(i);
+    }
+    for i in whole..count {
+        out[i] = node!(i);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stencil runs past node `N - 1` into the padding (to whole vectors), so what lies
+    /// there must never reach a node: with not-a-number in every level's padding, each
+    /// grid length (every remainder of the interior by the vector) moves bit for bit as a
+    /// clean one does, bowed off centre, and the padding is back at rest after a step.
+    #[test]
+    fn the_padding_past_the_grid_never_reaches_a_node() {
+        let (c, kappa, sigma1, k) = (392.0, 1.5, 1e-4, 1.0 / 48_000.0);
+        let most = (1.0 / crate::string::tuning::min_grid_spacing_m(c, kappa, sigma1, k)).floor() as usize;
+        for intervals in most - 3..=most {
+            let grid = SchemeGrid { intervals, length_m: 1.0, time_step_s: k, wave_speed_mps: c, kappa_m2_per_s: kappa, sigma0_per_s: 1.0, sigma1_m2_per_s: sigma1 };
+            let material = StringMaterial { linear_density_kg_per_m: 1e-3 };
+            let shape: Vec<f64> = (0..=intervals).map(|l| 1e-4 * (std::f64::consts::PI * l as f64 / intervals as f64).sin()).collect();
+            let mut clean = StiffString::with_capacity(intervals, grid, material);
+            let mut poisoned = StiffString::with_capacity(intervals, grid, material);
+            clean.set_state(&shape, &shape);
+            poisoned.set_state(&shape, &shape);
+            for level in [&mut poisoned.next, &mut poisoned.current, &mut poisoned.previous] {
+                level[GHOST + intervals + 2..].fill(f64::NAN);
+            }
+            let bow = CubicPoint::new(0.87 * intervals as f64, intervals);
+            for step in 0..300 {
+                for string in [&mut clean, &mut poisoned] {
+                    string.compute_free_update();
+                    string.apply_point_force(&bow, 0.01 * (step as f64 * 0.07).sin());
+                    string.advance();
+                }
+                let bits = |s: &StiffString| s.displacement().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&clean), bits(&poisoned), "N = {intervals}, step {step}");
+            }
+            assert!(poisoned.current[GHOST + intervals + 2..].iter().all(|&x| x == 0.0), "N = {intervals}: the padding keeps what the overrun wrote");
+            assert!(clean.displacement().iter().any(|&x| x.abs() > 1e-6), "N = {intervals}: the string should still move");
+        }
+    }
 
     /// The stencil on whatever path this CPU takes (AVX-512, AVX2 or the baseline) gives the
     /// same bits as the expression evaluated one node at a time, at every length (whole
