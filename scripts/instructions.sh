@@ -9,15 +9,33 @@
 #                                      resolution, then silence after a note in every
 #                                      play mode
 #   ROSIN_RENDER=path scripts/instructions.sh   counts another build's binary
+#   scripts/instructions.sh --profile [KEY...]  where they go: the same difference for
+#                                      each function and each source file (code inlined
+#                                      from a file counts in that file), per voice-sample,
+#                                      for KEY... held (MIDI numbers; the 16 voices when
+#                                      none), with RENDER_OPTIONS passed on to the render
+#                                      (`--set instrument=1` for the drum); TOP=n rows
 #
 # Needs valgrind (Debian's `valgrind` package; installed when missing, as scripts/test.sh
-# installs what it needs). Takes about ten minutes, most of it the ring-outs.
+# installs what it needs). Takes about ten minutes, most of it the ring-outs; a profile
+# about two, and its build with line tables (in target/profile) a few more the first time.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages valgrind python3
+profile=false
+if [ "${1:-}" = "--profile" ]; then
+    profile=true
+    shift
+fi
 render=${ROSIN_RENDER:-}
-if [ -z "$render" ]; then
+if [ -z "$render" ] && $profile; then
+    # Line tables name the source of each instruction, inlined or not; the code is the
+    # release build's.
+    CARGO_TARGET_DIR=target/profile CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
+        cargo build --release --quiet -p rosin-engine --bin rosin-render
+    render=target/profile/release/rosin-render
+elif [ -z "$render" ]; then
     cargo build --release --quiet -p rosin-engine --bin rosin-render
     render=target/release/rosin-render
 fi
@@ -56,6 +74,96 @@ count() {
         --tail "${TAIL:-0}" --sample-rate $RATE_HZ ${RENDER_OPTIONS:-} -o "$work/out.wav" >/dev/null 2>&1
     sed -n 's/^summary: //p; s/^totals: //p' "$work/callgrind.out" | head -1
 }
+
+# Prints where the instructions of KEYS held go: callgrind's self cost of each function
+# and of each source file, the LONG_S render's less the SHORT_S one's, per voice-sample.
+profile_keys() {
+    count $SHORT_S "$@" >/dev/null
+    mv "$work/callgrind.out" "$work/short.out"
+    count $LONG_S "$@" >/dev/null
+    mv "$work/callgrind.out" "$work/long.out"
+    python3 - "$work/short.out" "$work/long.out" "$(python3 -c "print(($LONG_S - $SHORT_S) * $RATE_HZ * $#)")" "${TOP:-25}" <<'EOF'
+import collections, os, re, sys
+
+def self_costs(path):
+    """Self cost (the first event, instructions) of each (function, source file) in a
+    callgrind file: a cost line counts for the function of the last `fn=` and the file of
+    the last `fi=` or `fe=` (code inlined from it) since then, else of the last `fl=`; the
+    line after `calls=` is a call's inclusive cost. The cost follows the `positions:`."""
+    names, costs = {}, collections.Counter()
+    function = source = file = None
+    after_call = False
+    positions = 1
+
+    def name(space, text):
+        # Compressed names: `(id) name` the first time, `(id)` after.
+        m = re.fullmatch(r"\((\d+)\)(?: (.*))?", text)
+        if not m:
+            return text
+        if m.group(2) is not None:
+            names[(space, m.group(1))] = m.group(2)
+        return names.get((space, m.group(1)), text)
+
+    for line in open(path):
+        line = line.rstrip("\n")
+        key, _, value = line.partition("=")
+        if line.startswith("positions:"):
+            positions = len(line.split()) - 1
+        elif key == "fl":
+            file = source = name("file", value)
+        elif key in ("fi", "fe"):
+            source = name("file", value)
+        elif key == "fn":
+            function = name("fn", value)
+            source = file
+        elif key in ("cfl", "cfi"):
+            name("file", value)
+        elif key == "cfn":
+            name("fn", value)
+        elif key in ("ob", "cob"):
+            name("ob", value)
+        elif key == "calls":
+            after_call = True
+        elif line[:1].isdigit() or line[:1] in "+-*":
+            if after_call:
+                after_call = False
+                continue
+            fields = line.split()
+            if len(fields) > positions:
+                costs[(function, source)] += int(fields[positions])
+    return costs
+
+def short_path(path):
+    """A source path without the machine's prefixes: the workspace's own relative, the
+    standard library's from `std/`, a dependency's from `crates.io/`."""
+    if path is None:
+        return "?"
+    path = os.path.normpath(path)
+    path = re.sub(r"^.*/rustc/[0-9a-f]+/library/", "std/", path)
+    path = re.sub(r"^.*/registry/src/[^/]+/", "crates.io/", path)
+    return os.path.relpath(path) if path.startswith(os.getcwd() + "/") else path
+
+short, long = self_costs(sys.argv[1]), self_costs(sys.argv[2])
+voice_samples, top = float(sys.argv[3]), int(sys.argv[4])
+difference = collections.Counter({k: (long[k] - short[k]) / voice_samples for k in set(long) | set(short)})
+print(f"{sum(difference.values()):,.0f} instructions a voice-sample in all")
+for title, group in (("function", 0), ("source file", 1)):
+    totals = collections.Counter()
+    for key, cost in difference.items():
+        totals[(key[0] or "?") if group == 0 else short_path(key[1])] += cost
+    print(f"\nBy {title} (self cost, a voice-sample):")
+    for what, cost in totals.most_common(top):
+        print(f"{cost:9,.1f}  {what}")
+EOF
+}
+
+if $profile; then
+    keys=("$@")
+    [ ${#keys[@]} -gt 0 ] || keys=($(seq 48 2 78))
+    say "profiling keys ${keys[*]} with callgrind (${SHORT_S} s and ${LONG_S} s renders at $RATE_HZ Hz)"
+    profile_keys "${keys[@]}"
+    exit 0
+fi
 
 # Prints instructions per sample of silence: a 1 s G3, its ring-out (down to -100 dB within
 # about 9 s, so 11 s are allowed), then 10 s more of nothing: the difference of a 21 s and
