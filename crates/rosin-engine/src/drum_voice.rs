@@ -44,7 +44,7 @@ use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::friction::hyperbolic::STICK_DAMPING_PER_MOBILITY;
 use rosin_physics::drum::membrane::{Membrane, MembraneTuning};
 use rosin_physics::string::intonation::Intonation;
-use rosin_physics::string::tuning::midi_key_to_hz;
+use rosin_physics::string::tuning::{midi_key_to_hz, semitones_to_ratio};
 use crate::voice::{played_force_share, NoteId};
 
 /// The open end's displacement (m) to full scale, for middle C's wave speed: a default
@@ -374,7 +374,7 @@ impl DrumVoice {
         let detune = tuning_wave_speed_mps(tuning) / tuning_wave_speed_mps(IN_TUNE_TUNING);
         // A bend moves the wave speed as tension would, inside the grid's design range (like
         // the Tuning control), so it can never break the stability condition.
-        let bend = (self.bend_st.next() / 12.0).exp2();
+        let bend = semitones_to_ratio(self.bend_st.next());
         let steady_speed = (self.note_wave_speed_mps * detune * bend * self.intonation.correction()).clamp(MIN_TUNING_WAVE_SPEED_MPS, MAX_TUNING_WAVE_SPEED_MPS);
         let wave_speed = steady_speed + vibrato;
         // The (0,1) mode's frequency is proportional to the wave speed: Tuning, bends and the

@@ -34,7 +34,7 @@ use rosin_physics::string::intonation::Intonation;
 use rosin_physics::string::string_set::string_set;
 use rosin_physics::string::note_string::{GridCache, NoteStringDesign, REFERENCE_WAVE_SPEED_MPS, WAVE_SPEED_HEADROOM};
 use rosin_physics::string::stiff_string::StringMaterial;
-use rosin_physics::string::tuning::{midi_key_to_hz, SchemeGrid};
+use rosin_physics::string::tuning::{midi_key_to_hz, semitones_to_ratio, SchemeGrid};
 use rosin_physics::waveguide::reflection::StringLosses;
 use rosin_physics::waveguide::WaveguideString;
 use crate::ribbon::{BowModel, RibbonBow, RibbonShape};
@@ -1091,10 +1091,7 @@ impl StringVoice {
         }
         self.last_offset_st = semitones;
         // The finger control stops the string on its own; the pitch offsets act on top.
-        // No offset (no bend, glide or vibrato: most samples) needs no exp2, whose answer
-        // at 0 is exactly 1.
-        let offset_ratio = if semitones == 0.0 { 1.0 } else { (semitones / 12.0).exp2() };
-        let ratio = offset_ratio / (1.0 - finger_control);
+        let ratio = semitones_to_ratio(semitones) / (1.0 - finger_control);
         self.pitch_ratio = 1.0 / (1.0 - finger_control);
         if ratio >= 1.0 {
             ((1.0 - 1.0 / ratio).min(max_stop_fraction(intervals)).max(0.0), 1.0)

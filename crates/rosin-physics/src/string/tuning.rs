@@ -308,9 +308,36 @@ pub fn midi_key_to_hz(key: f64) -> f64 {
     440.0 * 2f64.powf((key - 69.0) / 12.0)
 }
 
+/// The frequency ratio of an equal-tempered interval of `semitones`, `2^(semitones / 12)`.
+/// The voices take it every sample for their bends and glides; with none (most samples)
+/// it is exactly 1, which needs no `exp2` (a libm call).
+#[inline]
+pub fn semitones_to_ratio(semitones: f64) -> f64 {
+    if semitones == 0.0 {
+        1.0
+    } else {
+        (semitones / 12.0).exp2()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Octaves are exact, no interval (0, either sign) is exactly 1, and every other interval
+    /// is the `exp2` it stands for, to the bit.
+    #[test]
+    fn semitones_give_the_equal_tempered_ratio() {
+        assert_eq!(semitones_to_ratio(0.0), 1.0);
+        assert_eq!(semitones_to_ratio(-0.0), 1.0);
+        assert_eq!(semitones_to_ratio(12.0), 2.0);
+        assert_eq!(semitones_to_ratio(-24.0), 0.25);
+        for semitones in [7.0, -5.0, 0.37, -1e-9, 48.0] {
+            assert_eq!(semitones_to_ratio(semitones).to_bits(), (semitones / 12.0).exp2().to_bits(), "{semitones} semitones");
+            assert_ne!(semitones_to_ratio(semitones), 1.0, "{semitones} semitones");
+        }
+        assert!((cents(440.0 * semitones_to_ratio(7.0), 440.0) - 700.0).abs() < 1e-9);
+    }
 
     /// The design as it was written before it could be stepped: one loop.
     fn tune_grid_in_one_go(request: &TuningRequest) -> SchemeGrid {
