@@ -4,7 +4,8 @@
 # the WAV files with those of another build, sample by sample.
 #
 #   scripts/null-test.sh render DIR          render the phrases of this tree into DIR
-#   scripts/null-test.sh compare REF NEW     print the difference of each pair of files
+#   scripts/null-test.sh compare REF NEW     print the difference of each pair of files:
+#                                            its peak, and its power against REF's
 #
 # To compare two revisions: check out the first, `render /tmp/a`; check out the second,
 # `render /tmp/b`; then `compare /tmp/a /tmp/b`. ROSIN_RENDER=path/to/rosin-render renders
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 usage() {
-    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -79,6 +80,11 @@ for name in names:
         continue
     peak = max(abs(x - y) for x, y in zip(a, b))
     level = "bit-identical" if peak == 0.0 else f"difference peaks at {20 * math.log10(peak):.1f} dBFS"
+    if peak != 0.0:
+        # The difference's power against the reference's: how far under the sound it lies.
+        signal = sum(x * x for x in a)
+        noise = sum((x - y) ** 2 for x, y in zip(a, b))
+        level += f", {10 * math.log10(noise / signal):.1f} dB of the signal" if signal > 0.0 else ""
     different += peak != 0.0
     print(f"{name:<44} {len(a) // 2:>8} frames  {level}")
 print(f"{len(names) - different} of {len(names)} files bit-identical")

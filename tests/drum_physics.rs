@@ -5,10 +5,10 @@
 mod common;
 
 use common::peak_frequency_hz;
-use rosin_engine::drum_voice::{paper_friction, LawBow};
+use rosin_engine::drum_voice::{paper_friction, DrumSample, LawBow};
 use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::drum::friction_drum::{DrumControls, DrumDesign, DrumQuality, FrictionDrum};
-use rosin_physics::drum::membrane::{Membrane, MembraneMaterial, MembraneShape, MembraneTuning};
+use rosin_physics::drum::membrane::{Membrane, MembraneMaterial, MembraneSample, MembraneShape, MembraneTuning};
 use rosin_physics::drum::tube::{Tube, TubeMaterial};
 
 const RATE: f64 = 44_100.0;
@@ -19,7 +19,12 @@ fn lossless(wave_speed_mps: f64) -> MembraneTuning {
 
 /// Rings a membrane from a point displacement at rest and records one point.
 fn ring_membrane(shape: MembraneShape, intervals: usize, wave_speed_mps: f64, seconds: f64) -> (Vec<f64>, Membrane) {
-    let mut membrane = Membrane::with_capacity(intervals, MembraneMaterial::default(), shape, intervals, 1.0 / RATE);
+    ring_membrane_in(shape, intervals, wave_speed_mps, seconds)
+}
+
+/// [`ring_membrane`] with the membrane's levels in the format `S`.
+fn ring_membrane_in<S: MembraneSample>(shape: MembraneShape, intervals: usize, wave_speed_mps: f64, seconds: f64) -> (Vec<f64>, Membrane<S>) {
+    let mut membrane = Membrane::<S>::with_capacity(intervals, MembraneMaterial::default(), shape, intervals, 1.0 / RATE);
     membrane.set_tuning(lossless(wave_speed_mps));
     assert!(membrane.is_stable());
     let n = intervals as f64;
@@ -33,7 +38,7 @@ fn ring_membrane(shape: MembraneShape, intervals: usize, wave_speed_mps: f64, se
         .map(|_| {
             membrane.compute_free_update();
             membrane.advance();
-            membrane.current_displacement()[pickup]
+            membrane.current_displacement()[pickup].to_f64()
         })
         .collect();
     (samples, membrane)
@@ -173,6 +178,11 @@ fn tube_resonates_between_closed_open_and_its_radiation_roots() {
 }
 
 fn full_drum(design: DrumDesign, rate: f64) -> FrictionDrum {
+    full_drum_in(design, rate)
+}
+
+/// [`full_drum`] with the membrane's levels in the format `S`.
+fn full_drum_in<S: MembraneSample>(design: DrumDesign, rate: f64) -> FrictionDrum<S> {
     let n = DrumQuality::Full.membrane_intervals(&design.membrane, rate);
     let nt = design.tube.intervals_at_limit(1.0 / rate);
     FrictionDrum::with_capacity(n, nt, design, rate, paper_friction(), 7)
@@ -217,12 +227,13 @@ fn connection_holds_every_sample() {
     }
 }
 
-#[test]
-fn coupled_lossless_drum_conserves_energy() {
+/// The lossless coupled drum (no radiation, no bow), its membrane in the format `S`,
+/// started from a raised-cosine bump off centre at rest: over 0.25 s its energy's largest
+/// relative drift, the energy, and the largest share of it the tube held.
+fn lossless_drum_energy<S: MembraneSample>() -> (f64, f64, f64) {
     let design = DrumDesign { tube: TubeMaterial { radiation_loss_s_per_m: 0.0, ..TubeMaterial::default() }, ..DrumDesign::default() };
-    let mut drum = full_drum(design, RATE);
+    let mut drum = full_drum_in::<S>(design, RATE);
     let n = drum.membrane.intervals();
-    // A raised-cosine bump off centre, at rest.
     let mut state = vec![0.0; (n + 1) * (n + 1)];
     for m in 0..=n {
         for l in 0..=n {
@@ -235,7 +246,7 @@ fn coupled_lossless_drum_conserves_energy() {
     }
     drum.membrane.set_state(&state, &state);
     let controls = DrumControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_x_m: 0.15, bow_y_m: 0.15, tuning: lossless(120.0) };
-    let energy = |drum: &FrictionDrum| drum.membrane.energy_j() + drum.tube.energy_j();
+    let energy = |drum: &FrictionDrum<S>| drum.membrane.energy_j() + drum.tube.energy_j();
     // The identity needs the connection at two levels; the set state satisfies it at none.
     drum.tick(&controls);
     drum.tick(&controls);
@@ -248,6 +259,12 @@ fn coupled_lossless_drum_conserves_energy() {
         worst = worst.max((e - reference).abs() / reference);
         tube_share = tube_share.max(drum.tube.energy_j() / e);
     }
+    (worst, reference, tube_share)
+}
+
+#[test]
+fn coupled_lossless_drum_conserves_energy() {
+    let (worst, reference, tube_share) = lossless_drum_energy::<f64>();
     println!("energy drift {worst:.2e} of {reference:.3e} J; the tube held up to {:.1} % of it", 100.0 * tube_share);
     assert!(tube_share > 1e-3, "the tube took no energy: the bodies are not coupled");
     assert!(worst < 1e-11, "relative energy drift {worst:.2e}");
@@ -367,12 +384,18 @@ fn bow_force_feels_the_tube_within_the_sample() {
 
 #[test]
 fn every_quality_is_stable_at_the_extremes() {
+    // In f64, where the scheme is proved, and in f32, as the voice plays it.
+    stable_at_the_extremes::<f64>();
+    stable_at_the_extremes::<DrumSample>();
+}
+
+fn stable_at_the_extremes<S: MembraneSample>() {
     for rate in [22_050.0, 44_100.0, 96_000.0] {
         for quality in DrumQuality::ALL {
             let design = DrumDesign::default();
             let n = quality.membrane_intervals(&design.membrane, rate);
             let nt = design.tube.intervals_at_limit(1.0 / rate);
-            let mut drum = FrictionDrum::with_capacity(n, nt, design, rate, paper_friction(), 3);
+            let mut drum = FrictionDrum::<S>::with_capacity(n, nt, design, rate, paper_friction(), 3);
             // The stiffest tuning with the deepest vibrato and the most damping.
             let controls = DrumControls {
                 normal_force_n: 20.0,
@@ -396,7 +419,7 @@ fn fundamental_eigenvalue_predicts_the_masked_membranes_mode() {
     for (rate, quality) in [(44_100.0, DrumQuality::Full), (48_000.0, DrumQuality::Half), (44_100.0, DrumQuality::Paper)] {
         let n = quality.membrane_intervals(&MembraneMaterial::default(), rate);
         let c = 90.0;
-        let mut membrane = Membrane::with_capacity(n, MembraneMaterial::default(), MembraneShape::Circle, n, 1.0 / rate);
+        let mut membrane = Membrane::<f64>::with_capacity(n, MembraneMaterial::default(), MembraneShape::Circle, n, 1.0 / rate);
         let kappa = rosin_physics::drum::friction_drum::fundamental_eigenvalue(&membrane);
         let lambda_squared = (c / rate / membrane.spacing_m()).powi(2);
         let predicted = (1.0 - 0.5 * lambda_squared * kappa).acos() * rate / (2.0 * std::f64::consts::PI);
@@ -424,4 +447,111 @@ fn fundamental_eigenvalue_predicts_the_masked_membranes_mode() {
         println!("N = {n}: (0,1) mode predicted {predicted:.3} Hz, rings at {measured:.3} Hz ({cents:+.3} cents)");
         assert!(cents.abs() < 0.01, "{cents:.3} cents");
     }
+}
+
+// The drum as it plays: its membrane's levels in f32 (`DrumSample`), which halves the
+// membrane's instructions (issue 16). The tests above prove the scheme in f64; these
+// measure what f32 changes, each against f64 on the same grid.
+
+#[test]
+fn the_f32_membrane_rings_at_the_f64_modes() {
+    let zeros = [2.404_825_6, 3.831_705_9, 5.135_622_3, 5.520_078_1, 6.380_161_9, 7.015_586_7];
+    let n = DrumQuality::Full.membrane_intervals(&MembraneMaterial::default(), RATE);
+    let c = 100.0;
+    let (wide, _) = ring_membrane_in::<f64>(MembraneShape::Circle, n, c, 1.0);
+    let (narrow, _) = ring_membrane_in::<DrumSample>(MembraneShape::Circle, n, c, 1.0);
+    let fundamental = peak_frequency_hz(&wide, RATE, 100.0 * zeros[0] / (2.0 * std::f64::consts::PI * 0.15));
+    for &j in &zeros {
+        let guess = fundamental * j / zeros[0];
+        let (f64_hz, f32_hz) = (peak_frequency_hz(&wide, RATE, guess), peak_frequency_hz(&narrow, RATE, guess));
+        let cents = 1200.0 * (f32_hz / f64_hz).log2();
+        println!("mode near {guess:.1} Hz: f64 {f64_hz:.4} Hz, f32 {f32_hz:.4} Hz ({cents:+.5} cents)");
+        assert!(cents.abs() < 0.01, "f32 moved a mode by {cents:.4} cents");
+    }
+    let power = |s: &mut dyn Iterator<Item = f64>| s.map(|x| x * x).sum::<f64>();
+    let difference_db = 10.0 * (power(&mut wide.iter().zip(&narrow).map(|(a, b)| a - b)) / power(&mut wide.iter().copied())).log10();
+    println!("after 1 s of ringing, f32 differs from f64 by {difference_db:.1} dB of the signal");
+    assert!(difference_db < -60.0, "f32 against f64: {difference_db:.1} dB");
+}
+
+#[test]
+fn the_f32_drum_holds_its_connection_and_its_energy() {
+    // The connection: held to the format's rounding, a relative 1e-12 in f64 (above), and
+    // to f32's in f32.
+    let mut drum = full_drum_in::<DrumSample>(DrumDesign::default(), RATE);
+    let controls = paper_controls(100.0);
+    let (mut worst_gap, mut largest) = (0.0f64, 0.0f64);
+    for _ in 0..(0.3 * RATE) as usize {
+        drum.tick(&controls);
+        worst_gap = worst_gap.max(drum.connection_gap_m().abs());
+        largest = largest.max(drum.connection_displacement_m().abs());
+    }
+    println!("f32: connection gap at most {worst_gap:.2e} m, {:.2e} of the displacement's {largest:.2e} m", worst_gap / largest);
+    assert!(largest > 1e-6, "the drum barely moved");
+    // A few roundings of f32 (whose epsilon is 1.2e-7).
+    assert!(worst_gap < 8.0 * f64::from(DrumSample::EPSILON) * largest, "f32: gap {worst_gap:.2e} m against {largest:.2e} m");
+
+    // The energy of the lossless coupled drum, as in `coupled_lossless_drum_conserves_energy`:
+    // a relative 1e-11 in f64; in f32, the rounding of each step's levels.
+    let (worst, reference, _) = lossless_drum_energy::<DrumSample>();
+    println!("f32: energy drift {worst:.2e} of {reference:.3e} J over 0.25 s");
+    assert!(worst < 1e-5, "f32: relative energy drift {worst:.2e}");
+}
+
+/// The second half of a 1 s note bowed with `controls`, on the full drum in the format `S`.
+fn bowed_note<S: MembraneSample>(controls: &DrumControls) -> Vec<f64> {
+    let mut drum = full_drum_in::<S>(DrumDesign::default(), RATE);
+    let output: Vec<f64> = (0..RATE as usize).map(|_| drum.tick(controls)).collect();
+    output[output.len() / 2..].to_vec()
+}
+
+/// A signal's level, its mean removed (dB).
+fn level_db(s: &[f64]) -> f64 {
+    let mean = s.iter().sum::<f64>() / s.len() as f64;
+    10.0 * (s.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / s.len() as f64).log10()
+}
+
+/// Its pitch (Hz): the period from its crossings of its mean, then from its autocorrelation
+/// near it.
+fn bowed_pitch_hz(s: &[f64], guess_hz: Option<f64>) -> f64 {
+    let mean = s.iter().sum::<f64>() / s.len() as f64;
+    let crossings = s.windows(2).filter(|w| (w[0] - mean) * (w[1] - mean) < 0.0).count();
+    let guess = guess_hz.unwrap_or(crossings as f64 / 2.0 / (s.len() as f64 / RATE));
+    common::fundamental_hz(&s.iter().map(|&x| x as f32).collect::<Vec<_>>(), RATE, guess)
+}
+
+#[test]
+fn the_f32_drum_bows_the_f64_drums_note() {
+    // The paper's bowing at 100 m/s, whose note is steady: f32 keeps its pitch and level.
+    let controls = paper_controls(100.0);
+    let (wide, narrow) = (bowed_note::<f64>(&controls), bowed_note::<DrumSample>(&controls));
+    let f64_hz = bowed_pitch_hz(&wide, None);
+    let quarters: Vec<&[f64]> = wide.chunks_exact(wide.len() / 4).collect();
+    let pitch_wander = quarters.iter().map(|q| (1200.0 * (bowed_pitch_hz(q, Some(f64_hz)) / f64_hz).log2()).abs()).fold(0.0, f64::max);
+    let level_wander = quarters.iter().map(|q| (level_db(q) - level_db(&wide)).abs()).fold(0.0, f64::max);
+    let cents = 1200.0 * (bowed_pitch_hz(&narrow, Some(f64_hz)) / f64_hz).log2();
+    let level = level_db(&narrow) - level_db(&wide);
+    println!("100 m/s: f64 {f64_hz:.3} Hz, its quarters within {pitch_wander:.2} cents and {level_wander:.2} dB; f32 {cents:+.3} cents, {level:+.3} dB");
+    assert!(pitch_wander < 0.5 && level_wander < 0.5, "the note is not steady");
+    assert!(cents.abs() < 0.5, "f32 moved the steady bowed note by {cents:.3} cents");
+    assert!(level.abs() < 0.5, "f32 changed the steady bowed note's level by {level:.3} dB");
+
+    // At 40 m/s the bowed note is irregular: its pitch wanders by tens of cents and its
+    // level by decibels from one quarter second to the next, and moving the bow by a
+    // nanometre changes a second's trajectory as much as f32 does (its last half second's
+    // level by up to 1.5 dB in f64, 3 dB in f32). So the comparison is of the two formats'
+    // notes over five bow places a nanometre apart: their mean pitch and level.
+    let controls = paper_controls(40.0);
+    let places: Vec<DrumControls> = (0..5).map(|i| DrumControls { bow_x_m: controls.bow_x_m + i as f64 * 1e-9, ..controls }).collect();
+    let notes = |f32_membrane: bool| -> (f64, f64) {
+        let notes: Vec<Vec<f64>> = places.iter().map(|c| if f32_membrane { bowed_note::<DrumSample>(c) } else { bowed_note::<f64>(c) }).collect();
+        let hz: Vec<f64> = notes.iter().map(|n| bowed_pitch_hz(n, None)).collect();
+        let cents = hz.iter().map(|f| 1200.0 * (f / hz[0]).log2()).sum::<f64>() / hz.len() as f64;
+        (hz[0] * 2f64.powf(cents / 1200.0), notes.iter().map(|n| level_db(n)).sum::<f64>() / notes.len() as f64)
+    };
+    let ((f64_hz, f64_db), (f32_hz, f32_db)) = (notes(false), notes(true));
+    let cents = 1200.0 * (f32_hz / f64_hz).log2();
+    println!("40 m/s over five bow places: f64 {f64_hz:.3} Hz, {f64_db:.2} dB; f32 {f32_hz:.3} Hz ({cents:+.2} cents), {:+.2} dB", f32_db - f64_db);
+    assert!(cents.abs() < 10.0, "f32 moved the irregular bowed note's mean pitch by {cents:.2} cents");
+    assert!((f32_db - f64_db).abs() < 1.5, "f32 changed the irregular bowed note's mean level by {:.2} dB", f32_db - f64_db);
 }

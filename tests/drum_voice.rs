@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use nice_assert_no_alloc::assert_no_alloc;
 use rosin_engine::controls::{self, Controls};
-use rosin_engine::drum_voice::IN_TUNE_TUNING;
+use rosin_engine::drum_voice::{DrumSample, IN_TUNE_TUNING};
 use rosin_engine::envelope::Phase;
 use rosin_engine::voices::{Engine, NoteEvent};
 
@@ -175,6 +175,7 @@ fn drum_radiation_hears_the_open_end_the_membrane_or_a_blend_of_the_same_drum() 
     let (mut open_end, mut membrane, mut previous_m) = (Vec::new(), Vec::new(), 0.0);
     let mut worst_blend = 0.0f64;
     let mut worst_membrane = 0.0f64;
+    let (mut worst_gap, mut largest) = (0.0f64, 0.0f64);
     for _ in 0..(0.8 * rate_hz) as usize {
         let out: Vec<f64> = voices.iter_mut().map(|v| v.tick()).collect();
         let connected_m = voices[2].drum().connected_displacement_m();
@@ -184,10 +185,15 @@ fn drum_radiation_hears_the_open_end_the_membrane_or_a_blend_of_the_same_drum() 
         worst_blend = worst_blend.max((out[1] - 0.5 * (out[0] + out[2])).abs());
         open_end.push(out[0] as f32);
         membrane.push(out[2] as f32);
-        // The tube's side of the connection is the membrane's, as the connection holds.
         let drum = voices[2].drum();
-        assert!((drum.connected_displacement_m() - drum.connection_displacement_m()).abs() <= 1e-12 * drum.connection_displacement_m().abs().max(1e-9));
+        worst_gap = worst_gap.max((drum.connected_displacement_m() - drum.connection_displacement_m()).abs());
+        largest = largest.max(drum.connection_displacement_m().abs());
     }
+    // The tube's side of the connection is the membrane's, as the connection holds: to the
+    // rounding of the membrane's levels (in f32, a few parts in 10^7 of their size, as
+    // `tests/drum_physics.rs` measures; in f64 it would be 1e-12).
+    println!("connection gap at most {worst_gap:.2e} m, displacement up to {largest:.2e} m");
+    assert!(largest > 1e-6 && worst_gap <= 8.0 * f64::from(DrumSample::EPSILON) * largest, "gap {worst_gap:.2e} m");
     let level = |x: &[f32]| db(rms(x));
     let (open_db, membrane_db) = (level(&open_end[open_end.len() / 2..]), level(&membrane[membrane.len() / 2..]));
     println!("key 50: open end {open_db:.1} dB, membrane {membrane_db:.1} dB; blend off the mean by {worst_blend:e}, membrane off its velocity by {worst_membrane:e}");

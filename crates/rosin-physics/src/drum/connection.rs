@@ -10,32 +10,34 @@
 //!   `fc I_t dt. zeta` exactly, so the coupling neither creates nor destroys energy.
 //!   `MODELS.md`'s plain `I_t / h_t` is the interior form of the same rule.
 
-use crate::drum::membrane::Membrane;
+use crate::drum::membrane::{Membrane, MembraneSample};
 
 /// The fraction of each side of the membrane that the Hann window covers.
 pub const MEMBRANE_PATCH_FRACTION: f64 = 0.85;
 /// The fraction of the tube that the half-Hann covers.
 pub const TUBE_PATCH_FRACTION: f64 = 0.04;
 
-/// `I_m` on the membrane's grid: zero off the patch and on fixed points.
-pub struct MembranePatch {
-    weights: Box<[f64]>,
+/// `I_m` on the membrane's grid, in the membrane's number format: zero off the patch and
+/// on fixed points.
+pub struct MembranePatch<S: MembraneSample = f64> {
+    weights: Box<[S]>,
     rows: std::ops::Range<usize>,
-    /// `sum(I_m^2)`, i.e. `h^2 (I_m . J_m)`.
+    /// `sum(I_m^2)`, i.e. `h^2 (I_m . J_m)`, of the weights as stored (rounded to `S`), so
+    /// that the connection's force solves the update the membrane takes.
     sum_of_squares: f64,
 }
 
-impl MembranePatch {
+impl<S: MembraneSample> MembranePatch<S> {
     /// Room for a membrane of up to `max_intervals` a side.
     pub fn with_capacity(max_intervals: usize) -> Self {
-        Self { weights: vec![0.0; (max_intervals + 1) * (max_intervals + 1)].into_boxed_slice(), rows: 0..0, sum_of_squares: 0.0 }
+        Self { weights: vec![S::ZERO; (max_intervals + 1) * (max_intervals + 1)].into_boxed_slice(), rows: 0..0, sum_of_squares: 0.0 }
     }
 
     /// Builds `I_m` for the membrane's current grid and mask. Never allocates.
-    pub fn configure(&mut self, membrane: &Membrane) {
+    pub fn configure(&mut self, membrane: &Membrane<S>) {
         let n = membrane.intervals();
         let width = membrane.width();
-        self.weights.fill(0.0);
+        self.weights.fill(S::ZERO);
         let margin = 0.5 * (1.0 - MEMBRANE_PATCH_FRACTION) * n as f64;
         let span = MEMBRANE_PATCH_FRACTION * n as f64;
         let hann = |g: f64| {
@@ -56,9 +58,7 @@ impl MembranePatch {
             }
             let (start, end) = membrane.spans()[m];
             for i in start..end {
-                let w = wy * hann((i - m * width) as f64);
-                self.weights[i] = w;
-                total += w;
+                total += wy * hann((i - m * width) as f64);
             }
             if start < end {
                 first_row = first_row.min(m);
@@ -66,14 +66,19 @@ impl MembranePatch {
             }
         }
         assert!(total > 0.0, "the membrane grid is too coarse for its connection patch");
-        for w in self.weights.iter_mut() {
-            *w /= total;
+        // The weights divided by their sum, rounded once to the membrane's format.
+        for m in first_row..=last_row {
+            let wy = hann(m as f64);
+            let (start, end) = membrane.spans()[m];
+            for i in start..end {
+                self.weights[i] = S::from_f64(wy * hann((i - m * width) as f64) / total);
+            }
         }
         self.rows = first_row..last_row + 1;
-        self.sum_of_squares = self.weights.iter().map(|w| w * w).sum();
+        self.sum_of_squares = self.weights.iter().map(|w| w.to_f64() * w.to_f64()).sum();
     }
 
-    pub fn weights(&self) -> &[f64] {
+    pub fn weights(&self) -> &[S] {
         &self.weights
     }
 
@@ -158,7 +163,7 @@ mod tests {
 
     #[test]
     fn membrane_patch_is_normalised_centred_and_masked() {
-        let membrane = Membrane::with_capacity(60, MembraneMaterial::default(), MembraneShape::Circle, 60, 1.0 / 44_100.0);
+        let membrane = Membrane::<f64>::with_capacity(60, MembraneMaterial::default(), MembraneShape::Circle, 60, 1.0 / 44_100.0);
         let mut patch = MembranePatch::with_capacity(60);
         patch.configure(&membrane);
         let w = patch.weights();

@@ -25,7 +25,7 @@ use crate::bow::contact::FrictionContact;
 use crate::friction::dupont_contact::{ContactInput, ContactOutput};
 use crate::drum::connection::{MembranePatch, TubePatch};
 use crate::friction::dupont::ElastoPlasticParams;
-use crate::drum::membrane::{min_grid_spacing_m, BilinearPoint, Membrane, MembraneMaterial, MembraneShape, MembraneTuning};
+use crate::drum::membrane::{min_grid_spacing_m, BilinearPoint, Membrane, MembraneMaterial, MembraneSample, MembraneShape, MembraneTuning};
 use crate::drum::tube::{Tube, TubeMaterial};
 
 /// The largest wave speed `drum_tuning` reaches (m/s).
@@ -94,14 +94,16 @@ pub struct DrumControls {
     pub tuning: MembraneTuning,
 }
 
-/// The membrane, the tube, the connection and the bow, stepped together.
-pub struct FrictionDrum {
-    pub membrane: Membrane,
+/// The membrane, the tube, the connection and the bow, stepped together. The membrane's
+/// levels are in the number format `S` ([`MembraneSample`]); everything else, the tube,
+/// the bow and the connection's force, is in f64.
+pub struct FrictionDrum<S: MembraneSample = f64> {
+    pub membrane: Membrane<S>,
     pub tube: Tube,
     /// The bow's contact, under any of the friction models the strings play.
     pub bow: FrictionContact,
     design: DrumDesign,
-    membrane_patch: MembranePatch,
+    membrane_patch: MembranePatch<S>,
     tube_patch: TubePatch,
     bow_point: BilinearPoint,
     bow_xy_m: (f64, f64),
@@ -111,12 +113,12 @@ pub struct FrictionDrum {
     last_connection_force_n: f64,
 }
 
-impl FrictionDrum {
+impl<S: MembraneSample> FrictionDrum<S> {
     /// Allocates a drum whose grids can hold `max_membrane_intervals` and
     /// `max_tube_intervals`; nothing allocates after this.
     pub fn with_capacity(max_membrane_intervals: usize, max_tube_intervals: usize, design: DrumDesign, sample_rate_hz: f64, friction: ElastoPlasticParams, seed: u64) -> Self {
         let k = 1.0 / sample_rate_hz;
-        let membrane = Membrane::with_capacity(max_membrane_intervals, design.membrane, design.shape, max_membrane_intervals, k);
+        let membrane = Membrane::<S>::with_capacity(max_membrane_intervals, design.membrane, design.shape, max_membrane_intervals, k);
         let tube = Tube::with_capacity(max_tube_intervals, design.tube, max_tube_intervals, k);
         let bow_point = BilinearPoint::new(&membrane, 0.0, 0.0);
         let mut drum = Self {
@@ -154,7 +156,7 @@ impl FrictionDrum {
         &self.design
     }
 
-    pub fn membrane_patch(&self) -> &MembranePatch {
+    pub fn membrane_patch(&self) -> &MembranePatch<S> {
         &self.membrane_patch
     }
 
@@ -175,7 +177,7 @@ impl FrictionDrum {
         if (x_m, y_m) != self.bow_xy_m {
             self.bow_point = BilinearPoint::new(&self.membrane, x_m, y_m);
             let w = self.membrane_patch.weights();
-            self.bow_patch_overlap = self.bow_point.weights.iter().zip(&self.bow_point.indices).map(|(b, &i)| b * w[i]).sum();
+            self.bow_patch_overlap = self.bow_point.weights.iter().zip(&self.bow_point.indices).map(|(b, &i)| b * w[i].to_f64()).sum();
             self.bow_xy_m = (x_m, y_m);
         }
     }
@@ -293,7 +295,7 @@ const J0_FIRST_ZERO: f64 = 2.404_825_557_695_773;
 /// Gauss-Seidel solves. `tests/drum_physics.rs` finds the mode it predicts within 0.01
 /// cent of the scheme's. It allocates and makes a few hundred passes over the grid, so it
 /// runs when a voice is allocated, not per note.
-pub fn fundamental_eigenvalue(membrane: &Membrane) -> f64 {
+pub fn fundamental_eigenvalue<S: MembraneSample>(membrane: &Membrane<S>) -> f64 {
     let n = membrane.intervals();
     let width = membrane.width();
     let centre = n as f64 / 2.0;

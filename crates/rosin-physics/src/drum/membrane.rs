@@ -44,6 +44,10 @@ pub fn min_grid_spacing_m(wave_speed_mps: f64, sigma1_m2_per_s: f64, time_step_s
 }
 
 
+/// Points of zeros past the grid's end in every level, so that the AVX2 loops may read a
+/// whole vector past the last row's end (see `avx2_loops`): at least the widest vector.
+const MEMBRANE_PADDING: usize = 8;
+
 /// The loss and wave speed of one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MembraneTuning {
@@ -55,7 +59,8 @@ pub struct MembraneTuning {
 /// The coefficients of `u+ = a u - b u- + c Lu - d Lu-` (`L` the unscaled 5-point
 /// Laplacian), all divided through by `1 + sigma0 k`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct UpdateCoefficients {
+#[doc(hidden)]
+pub struct UpdateCoefficients {
     centre: f64,
     previous: f64,
     laplacian: f64,
@@ -64,8 +69,10 @@ struct UpdateCoefficients {
     force_to_displacement: f64,
 }
 
-/// A membrane with the state of three time levels.
-pub struct Membrane {
+/// A membrane with the state of three time levels, in the number format `S`: f64, in
+/// which the tests prove the scheme, or f32, which the real-time drum plays (see
+/// [`MembraneSample`]).
+pub struct Membrane<S: MembraneSample = f64> {
     material: MembraneMaterial,
     shape: MembraneShape,
     intervals: usize,
@@ -74,13 +81,17 @@ pub struct Membrane {
     coefficients: UpdateCoefficients,
     /// Per row `m`, the flat index range of its moving points (empty for the frame rows).
     spans: Box<[(usize, usize)]>,
-    next: Box<[f64]>,
-    current: Box<[f64]>,
-    previous: Box<[f64]>,
+    /// From the first moving point to past the last.
+    region: std::ops::Range<usize>,
+    /// [`MembraneSample::MOVING`] at each moving point, zero elsewhere (and in the padding).
+    moving: Box<[S::Mask]>,
+    next: Box<[S]>,
+    current: Box<[S]>,
+    previous: Box<[S]>,
     /// `L u` of the current level, written by the stencil, and of the previous level: the
     /// `sigma1` term needs both, and keeping the previous one saves a second stencil.
-    laplacian_current: Box<[f64]>,
-    laplacian_previous: Box<[f64]>,
+    laplacian_current: Box<[S]>,
+    laplacian_previous: Box<[S]>,
     max_intervals: usize,
     /// How many leading entries of the five levels may be other than zero: a reset clears
     /// only those, not the whole capacity (hundreds of kB on the full grid), and nothing at
@@ -88,12 +99,12 @@ pub struct Membrane {
     touched_len: usize,
 }
 
-impl Membrane {
+impl<S: MembraneSample> Membrane<S> {
     /// Allocates room for grids of up to `max_intervals` intervals a side. This is the only
     /// allocation; configuring and stepping never allocate.
     pub fn with_capacity(max_intervals: usize, material: MembraneMaterial, shape: MembraneShape, intervals: usize, time_step_s: f64) -> Self {
         assert!(max_intervals >= 2, "a membrane needs at least 2 intervals a side");
-        let len = (max_intervals + 1) * (max_intervals + 1);
+        let len = (max_intervals + 1) * (max_intervals + 1) + MEMBRANE_PADDING;
         let mut membrane = Self {
             material,
             shape,
@@ -102,11 +113,13 @@ impl Membrane {
             tuning: MembraneTuning::default(),
             coefficients: UpdateCoefficients::default(),
             spans: vec![(0, 0); max_intervals + 1].into_boxed_slice(),
-            next: vec![0.0; len].into_boxed_slice(),
-            current: vec![0.0; len].into_boxed_slice(),
-            previous: vec![0.0; len].into_boxed_slice(),
-            laplacian_current: vec![0.0; len].into_boxed_slice(),
-            laplacian_previous: vec![0.0; len].into_boxed_slice(),
+            region: 0..0,
+            moving: vec![S::Mask::default(); len].into_boxed_slice(),
+            next: vec![S::ZERO; len].into_boxed_slice(),
+            current: vec![S::ZERO; len].into_boxed_slice(),
+            previous: vec![S::ZERO; len].into_boxed_slice(),
+            laplacian_current: vec![S::ZERO; len].into_boxed_slice(),
+            laplacian_previous: vec![S::ZERO; len].into_boxed_slice(),
             max_intervals,
             touched_len: 0,
         };
@@ -155,6 +168,11 @@ impl Membrane {
             };
             self.spans[m] = (m * width + first, m * width + last + 1);
         }
+        self.region = region_of(&self.spans[..=n]);
+        self.moving.fill(S::Mask::default());
+        for &(start, end) in &self.spans[..=n] {
+            self.moving[start..end].fill(S::MOVING);
+        }
         self.reset();
         let tuning = self.tuning;
         self.set_tuning(tuning);
@@ -164,7 +182,7 @@ impl Membrane {
     pub fn reset(&mut self) {
         let len = std::mem::take(&mut self.touched_len);
         for level in [&mut self.next, &mut self.current, &mut self.previous, &mut self.laplacian_current, &mut self.laplacian_previous] {
-            level[..len].fill(0.0);
+            level[..len].fill(S::ZERO);
         }
     }
 
@@ -269,15 +287,15 @@ impl Membrane {
     /// bit, as [`Membrane::weighted_sum`] of the new level, summed while the level is written
     /// instead of in a second pass over it. `pattern` may be empty when `rows` is.
     #[inline]
-    pub fn compute_free_update_and_weighted_sum(&mut self, pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
+    pub fn compute_free_update_and_weighted_sum(&mut self, pattern: &[S], rows: std::ops::Range<usize>) -> f64 {
         self.touch();
-        let (c, width) = (self.coefficients, self.intervals + 1);
-        let (spans, levels) = self.spans_and_levels();
-        update_rows_and_dot(c, spans, width, levels, pattern, rows)
+        let c = self.coefficients;
+        let (grid, levels) = self.grid_and_levels();
+        S::update_rows_and_dot(c, grid, levels, pattern, rows)
     }
 
-    /// The moving spans of the grid in use, and the levels one update reads and writes.
-    fn spans_and_levels(&mut self) -> (&[(usize, usize)], Levels<'_>) {
+    /// Where the grid in use moves, and the levels one update reads and writes.
+    fn grid_and_levels(&mut self) -> (Grid<'_, S>, Levels<'_, S>) {
         let levels = Levels {
             next: &mut self.next,
             laplacian_current: &mut self.laplacian_current,
@@ -285,21 +303,22 @@ impl Membrane {
             current: &self.current,
             previous: &self.previous,
         };
-        (&self.spans[..=self.intervals], levels)
+        let grid = Grid::new(&self.spans[..=self.intervals], &self.region, &self.moving);
+        (grid, levels)
     }
 
     /// [`Membrane::compute_free_update_and_weighted_sum`] on the baseline path, whatever
     /// the CPU, for the tests that compare the paths.
     #[cfg(test)]
-    fn compute_free_update_and_weighted_sum_on_baseline(&mut self, pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
+    fn compute_free_update_and_weighted_sum_on_baseline(&mut self, pattern: &[S], rows: std::ops::Range<usize>) -> f64 {
         self.touch();
-        let (c, width) = (self.coefficients, self.intervals + 1);
-        let (spans, levels) = self.spans_and_levels();
-        update_rows_then_dot(c, spans, width, levels, pattern, rows)
+        let c = self.coefficients;
+        let (grid, levels) = self.grid_and_levels();
+        update_rows_then_dot(c, grid, levels, pattern, rows)
     }
 
     /// The next time level (free update plus whatever forces were added).
-    pub fn next_displacement(&self) -> &[f64] {
+    pub fn next_displacement(&self) -> &[S] {
         &self.next
     }
 
@@ -307,28 +326,29 @@ impl Membrane {
     #[inline]
     pub fn add_to_next(&mut self, index: usize, displacement_m: f64) {
         self.touch();
-        self.next[index] += displacement_m;
+        self.next[index] += S::from_f64(displacement_m);
     }
 
     /// Adds `scale * pattern[i]` to the next time level over the rows `rows` (each row's
     /// moving span only).
     #[inline]
-    pub fn add_pattern_to_next(&mut self, pattern: &[f64], rows: std::ops::Range<usize>, scale: f64) {
+    pub fn add_pattern_to_next(&mut self, pattern: &[S], rows: std::ops::Range<usize>, scale: f64) {
         self.touch();
-        add_scaled(&mut self.next, pattern, &self.spans[rows], scale);
+        let grid = Grid::new(&self.spans[..=self.intervals], &self.region, &self.moving);
+        S::add_scaled(&mut self.next, pattern, grid, rows, S::from_f64(scale));
     }
 
     /// `sum(pattern[i] u[i])` over the moving points of `rows`, for `u` one of the time levels.
     #[inline]
-    pub fn weighted_sum(&self, level: &[f64], pattern: &[f64], rows: std::ops::Range<usize>) -> f64 {
-        dot(level, pattern, &self.spans[rows])
+    pub fn weighted_sum(&self, level: &[S], pattern: &[S], rows: std::ops::Range<usize>) -> f64 {
+        dot(level, pattern, &self.spans[rows], self.region.start)
     }
 
-    pub fn current_displacement(&self) -> &[f64] {
+    pub fn current_displacement(&self) -> &[S] {
         &self.current
     }
 
-    pub fn previous_displacement(&self) -> &[f64] {
+    pub fn previous_displacement(&self) -> &[S] {
         &self.previous
     }
 
@@ -347,22 +367,24 @@ impl Membrane {
         self.touch();
         for m in 0..=self.intervals {
             let (start, end) = self.spans[m];
-            self.current[start..end].copy_from_slice(&current[start..end]);
-            self.previous[start..end].copy_from_slice(&previous[start..end]);
+            for i in start..end {
+                self.current[i] = S::from_f64(current[i]);
+                self.previous[i] = S::from_f64(previous[i]);
+            }
         }
         let width = self.width();
         for m in 0..=self.intervals {
             let (start, end) = self.spans[m];
             for i in start..end {
                 let p = &self.previous;
-                self.laplacian_previous[i] = p[i - 1] + p[i + 1] + p[i - width] + p[i + width] - 4.0 * p[i];
+                self.laplacian_previous[i] = p[i - 1] + p[i + 1] + p[i - width] + p[i + width] - S::from_f64(4.0) * p[i];
             }
         }
     }
 
     /// Whether every displacement is finite and below `limit_m`.
     pub fn is_sane(&self, limit_m: f64) -> bool {
-        self.spans[..=self.intervals].iter().all(|&(s, e)| self.current[s..e].iter().all(|u| u.abs() < limit_m))
+        self.spans[..=self.intervals].iter().all(|&(s, e)| self.current[s..e].iter().all(|u| u.to_f64().abs() < limit_m))
     }
 
     /// The stored energy between the previous and current levels, for a lossless membrane:
@@ -377,19 +399,20 @@ impl Membrane {
         let mut kinetic = 0.0;
         for &(s, e) in self.spans() {
             for i in s..e {
-                let v = (self.current[i] - self.previous[i]) / k;
+                let v = (self.current[i].to_f64() - self.previous[i].to_f64()) / k;
                 kinetic += v * v;
             }
         }
+        let (current, previous) = (|i: usize| self.current[i].to_f64(), |i: usize| self.previous[i].to_f64());
         let mut potential = 0.0;
         for m in 0..=n {
             for l in 0..=n {
                 let i = m * width + l;
                 if l < n {
-                    potential += (self.current[i + 1] - self.current[i]) * (self.previous[i + 1] - self.previous[i]);
+                    potential += (current(i + 1) - current(i)) * (previous(i + 1) - previous(i));
                 }
                 if m < n {
-                    potential += (self.current[i + width] - self.current[i]) * (self.previous[i + width] - self.previous[i]);
+                    potential += (current(i + width) - current(i)) * (previous(i + width) - previous(i));
                 }
             }
         }
@@ -397,42 +420,176 @@ impl Membrane {
     }
 }
 
-/// The arrays one update reads and writes.
-struct Levels<'a> {
-    next: &'a mut [f64],
-    laplacian_current: &'a mut [f64],
-    laplacian_previous: &'a [f64],
-    current: &'a [f64],
-    previous: &'a [f64],
+/// The number format of a membrane's levels: f64, in which the tests prove the scheme
+/// (its modes, its energy and the drum's connection to rounding), or f32, which the
+/// real-time drum plays: the update is bound by how many points a vector holds, and AVX2
+/// holds eight f32 to four f64, so f32 halves the stencil's instructions. The update's
+/// coefficients are worked out in f64 and rounded once to the format; the kernels for
+/// each format are below.
+pub trait MembraneSample:
+    Copy
+    + Default
+    + PartialEq
+    + PartialOrd
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::AddAssign
+    + sealed::Sealed
+{
+    const ZERO: Self;
+    /// The partial sums a dot product keeps: the lanes of two AVX2 vectors.
+    const SUMS: usize;
+    /// An unsigned integer of the format's width, for a mask of its bits.
+    type Mask: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync + 'static;
+    /// Every bit set: a moving point's mask.
+    const MOVING: Self::Mask;
+    fn from_f64(value: f64) -> Self;
+    fn to_f64(self) -> f64;
+    /// The update over every row's moving span and, over the moving points of `dot_rows`,
+    /// the dot product of the new level with `pattern` (0 when there are none).
+    #[doc(hidden)]
+    fn update_rows_and_dot(c: UpdateCoefficients, grid: Grid<Self>, levels: Levels<Self>, pattern: &[Self], dot_rows: std::ops::Range<usize>) -> f64;
+    /// `out += scale * pattern` over the moving points of `rows`.
+    #[doc(hidden)]
+    fn add_scaled(out: &mut [Self], pattern: &[Self], grid: Grid<Self>, rows: std::ops::Range<usize>, scale: Self);
 }
 
-/// The update over every row's moving span, and over the rows `dot_rows` the dot product
-/// of the new level with `pattern`: [`avx2::update_rows`] where the CPU has AVX2, which sums
-/// the product as it writes, and elsewhere [`update_rows_then_dot`]. `multiversion` chooses
-/// once at run time, and only its AVX2 build calls the AVX2 loop.
-#[multiversion::multiversion(targets("x86_64+avx2"))]
-fn update_rows_and_dot(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: Levels, pattern: &[f64], dot_rows: std::ops::Range<usize>) -> f64 {
-    multiversion::target::match_target! {
-        "x86_64+avx2" => avx2::update_rows(c, spans, width, levels, pattern, dot_rows),
-        _ => update_rows_then_dot(c, spans, width, levels, pattern, dot_rows),
+mod sealed {
+    /// Only the formats this module has kernels for.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// Where a grid's points move.
+#[doc(hidden)]
+pub struct Grid<'a, S: MembraneSample> {
+    /// Each row's moving span, row `m` at position `m`.
+    spans: &'a [(usize, usize)],
+    width: usize,
+    /// From the first moving point to past the last: the AVX2 loops run over it whole,
+    /// masked, instead of row by row (see `avx2_loops`).
+    region: std::ops::Range<usize>,
+    /// [`MembraneSample::MOVING`] at each moving point, zero elsewhere and in the padding.
+    moving: &'a [S::Mask],
+}
+
+impl<'a, S: MembraneSample> Grid<'a, S> {
+    /// The grid of `spans` (every row's, so `width` is their count).
+    fn new(spans: &'a [(usize, usize)], region: &std::ops::Range<usize>, moving: &'a [S::Mask]) -> Self {
+        Self { spans, width: spans.len(), region: region.clone(), moving }
+    }
+}
+
+/// The arrays one update reads and writes.
+#[doc(hidden)]
+pub struct Levels<'a, S> {
+    next: &'a mut [S],
+    laplacian_current: &'a mut [S],
+    laplacian_previous: &'a [S],
+    current: &'a [S],
+    previous: &'a [S],
+}
+
+/// From the first moving point of `spans` to past the last (empty if none moves).
+/// Looked for from both ends, so that it costs a step or two for rows that move.
+#[inline]
+fn region_of(spans: &[(usize, usize)]) -> std::ops::Range<usize> {
+    let moves = |&(start, end): &(usize, usize)| start < end;
+    match (spans.iter().position(moves), spans.iter().rposition(moves)) {
+        (Some(first), Some(last)) => spans[first].0..spans[last].1,
+        _ => 0..0,
+    }
+}
+
+/// Implements [`MembraneSample`] for a format: its kernels chosen once at run time by
+/// `multiversion`, whose AVX2 build runs the format's AVX2 loops (`$avx2`) and any other
+/// the baseline's ([`update_rows_then_dot`], [`add_scaled`]). The same operations give the
+/// same bits on every path.
+macro_rules! membrane_sample {
+    ($format:ident, $mask:ident, $sums:literal, $avx2:ident) => {
+        impl MembraneSample for $format {
+            const ZERO: Self = 0.0;
+            const SUMS: usize = $sums;
+            type Mask = $mask;
+            const MOVING: $mask = $mask::MAX;
+
+            #[inline(always)]
+            fn from_f64(value: f64) -> Self {
+                value as $format
+            }
+
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+
+            #[inline]
+            fn update_rows_and_dot(c: UpdateCoefficients, grid: Grid<Self>, levels: Levels<Self>, pattern: &[Self], dot_rows: std::ops::Range<usize>) -> f64 {
+                #[multiversion::multiversion(targets("x86_64+avx2"))]
+                fn dispatch(c: UpdateCoefficients, grid: Grid<$format>, levels: Levels<$format>, pattern: &[$format], dot_rows: std::ops::Range<usize>) -> f64 {
+                    multiversion::target::match_target! {
+                        "x86_64+avx2" => $avx2::update_rows(c, grid, levels, pattern, dot_rows),
+                        _ => update_rows_then_dot(c, grid, levels, pattern, dot_rows),
+                    }
+                }
+                dispatch(c, grid, levels, pattern, dot_rows)
+            }
+
+            #[inline]
+            fn add_scaled(out: &mut [Self], pattern: &[Self], grid: Grid<Self>, rows: std::ops::Range<usize>, scale: Self) {
+                #[multiversion::multiversion(targets("x86_64+avx2"))]
+                fn dispatch(out: &mut [$format], pattern: &[$format], grid: Grid<$format>, rows: std::ops::Range<usize>, scale: $format) {
+                    multiversion::target::match_target! {
+                        "x86_64+avx2" => $avx2::add_scaled(out, pattern, grid.moving, region_of(&grid.spans[rows]), scale),
+                        _ => add_scaled(out, pattern, &grid.spans[rows], scale),
+                    }
+                }
+                dispatch(out, pattern, grid, rows, scale)
+            }
+        }
+    };
+}
+
+membrane_sample!(f64, u64, 8, avx2_f64);
+membrane_sample!(f32, u32, 16, avx2_f32);
+
+/// The update's coefficients in the format `S`.
+#[derive(Clone, Copy)]
+struct Coefficients<S> {
+    centre: S,
+    previous: S,
+    laplacian: S,
+    previous_laplacian: S,
+}
+
+impl UpdateCoefficients {
+    #[inline(always)]
+    fn rounded<S: MembraneSample>(&self) -> Coefficients<S> {
+        Coefficients { centre: S::from_f64(self.centre), previous: S::from_f64(self.previous), laplacian: S::from_f64(self.laplacian), previous_laplacian: S::from_f64(self.previous_laplacian) }
     }
 }
 
 /// [`update_rows`], then the dot product of the new level with `pattern` over `dot_rows`
-/// (0 when there are none): the baseline of [`update_rows_and_dot`].
+/// (0 when there are none): the baseline of [`MembraneSample::update_rows_and_dot`].
 #[inline(always)]
-fn update_rows_then_dot(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, mut levels: Levels, pattern: &[f64], dot_rows: std::ops::Range<usize>) -> f64 {
-    update_rows(c, spans, width, &mut levels);
+fn update_rows_then_dot<S: MembraneSample>(c: UpdateCoefficients, grid: Grid<S>, mut levels: Levels<S>, pattern: &[S], dot_rows: std::ops::Range<usize>) -> f64 {
+    update_rows(c.rounded(), grid.spans, grid.width, &mut levels);
     if dot_rows.is_empty() {
         return 0.0;
     }
-    dot(levels.next, pattern, &spans[dot_rows])
+    dot(levels.next, pattern, &grid.spans[dot_rows], grid.region.start)
 }
 
-/// The update over every row's moving span, on a CPU without AVX2. [`avx2::update_rows`]
-/// performs the same operations in the same order, so both give the same bits.
+/// The update over every row's moving span, on a CPU without AVX2. The AVX2 loops perform
+/// the same operations in the same order, so both give the same bits.
 #[inline(always)]
-fn update_rows(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, levels: &mut Levels) {
+fn update_rows<S: MembraneSample>(c: Coefficients<S>, spans: &[(usize, usize)], width: usize, levels: &mut Levels<S>) {
     for &(start, end) in spans {
         if start == end {
             continue;
@@ -456,202 +613,306 @@ fn update_rows(c: UpdateCoefficients, spans: &[(usize, usize)], width: usize, le
 /// One point of the update: its Laplacian `L u` and its next displacement.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn point(c: UpdateCoefficients, u: f64, left: f64, right: f64, up: f64, down: f64, previous: f64, lap_previous: f64) -> (f64, f64) {
-    let lap = left + right + up + down - 4.0 * u;
+fn point<S: MembraneSample>(c: Coefficients<S>, u: S, left: S, right: S, up: S, down: S, previous: S, lap_previous: S) -> (S, S) {
+    let lap = left + right + up + down - S::from_f64(4.0) * u;
     (lap, c.centre * u - c.previous * previous + c.laplacian * lap - c.previous_laplacian * lap_previous)
 }
 
-/// `out += scale * pattern` over the spans. Compiled for AVX-512 and AVX2 as well as the
-/// baseline and chosen once at run time (`multiversion`); the compiler vectorises this one
-/// well (two slices a row, one written), and the same operations give the same bits.
-#[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
-fn add_scaled(out: &mut [f64], pattern: &[f64], spans: &[(usize, usize)], scale: f64) {
+/// `out += scale * pattern` over the spans.
+#[inline(always)]
+fn add_scaled<S: MembraneSample>(out: &mut [S], pattern: &[S], spans: &[(usize, usize)], scale: S) {
     for &(start, end) in spans {
-        for (o, w) in out[start..end].iter_mut().zip(&pattern[start..end]) {
+        for (o, &w) in out[start..end].iter_mut().zip(&pattern[start..end]) {
             *o += scale * w;
         }
     }
 }
 
-/// A dot product over the spans with eight partial sums in a fixed order: the product at
-/// `j` goes to partial sum `(j - start) % 8` of its span, and the partial sums are added
-/// pairwise at the end. [`avx2::update_rows`] keeps the same sums. Compiled for AVX-512
-/// and AVX2 as well as the baseline and chosen once at run time (`multiversion`): off the
-/// audio path (the drum's step sums its patch in [`update_rows_and_dot`]), so the
-/// compiler's own vectorisation does.
-#[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
-fn dot(level: &[f64], pattern: &[f64], spans: &[(usize, usize)]) -> f64 {
-    let mut lanes = [0.0; 8];
+/// The most partial sums a format keeps.
+const MAX_SUMS: usize = 16;
+
+/// A dot product over the spans with [`MembraneSample::SUMS`] partial sums in a fixed
+/// order: the product at `j` goes to partial sum `(j - origin) % SUMS` (`origin` the
+/// grid's first moving point), and the partial sums are added by [`sum_partial`]. The
+/// AVX2 loops keep the same sums: a vector's lanes, from `origin` on, are its places.
+fn dot<S: MembraneSample>(level: &[S], pattern: &[S], spans: &[(usize, usize)], origin: usize) -> f64 {
+    let mut lanes = [S::ZERO; MAX_SUMS];
     for &(start, end) in spans {
-        let u = &level[start..end];
-        let w = &pattern[start..end];
-        let mut u_chunks = u.chunks_exact(8);
-        let mut w_chunks = w.chunks_exact(8);
-        for (a, b) in (&mut u_chunks).zip(&mut w_chunks) {
-            for lane in 0..8 {
-                lanes[lane] += a[lane] * b[lane];
-            }
-        }
-        for (lane, (a, b)) in u_chunks.remainder().iter().zip(w_chunks.remainder()).enumerate() {
-            lanes[lane] += a * b;
+        for j in start..end {
+            lanes[(j - origin) % S::SUMS] += level[j] * pattern[j];
         }
     }
-    sum_lanes(&lanes)
+    sum_partial(&lanes[..S::SUMS])
 }
 
+/// The partial sums of a dot product added in halves: the second half onto the first,
+/// until one is left.
 #[inline(always)]
-fn sum_lanes(lanes: &[f64; 8]) -> f64 {
-    ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]))
+fn sum_partial<S: MembraneSample>(lanes: &[S]) -> f64 {
+    let mut sums = [S::ZERO; MAX_SUMS];
+    let mut n = lanes.len();
+    sums[..n].copy_from_slice(lanes);
+    while n > 1 {
+        n /= 2;
+        for i in 0..n {
+            sums[i] += sums[i + n];
+        }
+    }
+    sums[0].to_f64()
 }
 
-/// The membrane's loops in AVX2 lanes, four points at a time, written with `std::arch`
-/// rather than left to the compiler: its own vectorisation of [`update_rows`] checked, for
-/// every row, each of the nine slices' bounds and whether the two it writes overlap the
-/// seven it reads (about 130 instructions a row, 65 rows), and did a row's last one to
-/// three points in a scalar loop of 19 instructions each, and the dot product with the
-/// connection's patch was a second pass, in SSE2 halves with scalar shuffles: the update
-/// now sums it as it writes. It performs the baseline path's operations in the same order,
-/// with no fused multiply-add, so it gives the same bits (the unit tests below compare
-/// them). It is a safe function for AVX2 code only: the compiler lets only a caller built
-/// for AVX2 call it ([`update_rows_and_dot`]'s AVX2 build, which `multiversion` runs only
-/// where the CPU has AVX2).
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{point, sum_lanes, Levels, UpdateCoefficients};
-    use std::arch::x86_64::*;
+/// A format's loops in AVX2 lanes, written with `std::arch` rather than left to the
+/// compiler, which checked, for every row, each of the nine slices' bounds and whether the
+/// two it writes overlap the seven it reads, and did a row's last points one by one.
+///
+/// They run over the grid's region whole, from its first moving point to past its last,
+/// in vectors, not row by row: a row's setup and its last, partial vector cost more than
+/// the points between rows (the frame, and the corners outside a circle), which the
+/// moving points' mask zeroes (their levels stay zero). The last vector reads up to a
+/// vector past the region, from the padding past the grid (see [`MEMBRANE_PADDING`]).
+/// The update sums its dot product with the connection's patch as it writes, each lane to
+/// the partial sum of its place.
+///
+/// They perform the baseline path's operations in the same order, with no fused
+/// multiply-add, so they give the same bits at every moving point (the unit tests below
+/// compare them), and zero elsewhere, where the baseline writes nothing. Their functions
+/// are safe for AVX2 code only: the compiler lets only a caller built for AVX2 call them
+/// (the format's dispatch's AVX2 build, which `multiversion` runs only where the CPU has
+/// AVX2).
+macro_rules! avx2_loops {
+    (
+        $module:ident, $format:ident, $mask_int:ident, $vector:ident, $lanes:literal,
+        $set1:ident, $load:ident, $store:ident, $mask_load:ident, $mask_store:ident,
+        $add:ident, $sub:ident, $mul:ident, $and:ident, $cast:ident, $between:expr
+    ) => {
+        #[cfg(target_arch = "x86_64")]
+        mod $module {
+            use super::{region_of, sum_partial, Coefficients, Grid, Levels, UpdateCoefficients};
+            use std::arch::x86_64::*;
 
-    /// Four points of the update from `j` (a flat index): stores their `L u` and next
-    /// displacements and returns the displacements.
-    ///
-    /// # Safety
-    /// AVX2, and `j - width .. j + width + 4` within every level.
-    #[inline(always)]
-    unsafe fn four_points(k: &Coefficients, levels: &Pointers, width: usize, j: usize) -> __m256d {
-        let u = _mm256_loadu_pd(levels.current.add(j));
-        let left = _mm256_loadu_pd(levels.current.add(j - 1));
-        let right = _mm256_loadu_pd(levels.current.add(j + 1));
-        let up = _mm256_loadu_pd(levels.current.add(j - width));
-        let down = _mm256_loadu_pd(levels.current.add(j + width));
-        let lap = _mm256_sub_pd(_mm256_add_pd(_mm256_add_pd(_mm256_add_pd(left, right), up), down), _mm256_mul_pd(k.four, u));
-        _mm256_storeu_pd(levels.laplacian_current.add(j), lap);
-        let previous = _mm256_loadu_pd(levels.previous.add(j));
-        let lap_previous = _mm256_loadu_pd(levels.laplacian_previous.add(j));
-        let out = _mm256_sub_pd(
-            _mm256_add_pd(_mm256_sub_pd(_mm256_mul_pd(k.centre, u), _mm256_mul_pd(k.previous, previous)), _mm256_mul_pd(k.laplacian, lap)),
-            _mm256_mul_pd(k.previous_laplacian, lap_previous),
-        );
-        _mm256_storeu_pd(levels.next.add(j), out);
-        out
-    }
+            /// Points a vector holds.
+            const LANES: usize = $lanes;
 
-    /// The update's coefficients in every lane.
-    struct Coefficients {
-        centre: __m256d,
-        previous: __m256d,
-        laplacian: __m256d,
-        previous_laplacian: __m256d,
-        four: __m256d,
-    }
-
-    struct Pointers {
-        next: *mut f64,
-        laplacian_current: *mut f64,
-        laplacian_previous: *const f64,
-        current: *const f64,
-        previous: *const f64,
-    }
-
-    /// [`super::update_rows`], and over the rows `dot_rows` the dot product of the new level
-    /// with `pattern` ([`super::dot`]'s partial sums, in its order).
-    #[target_feature(enable = "avx2")]
-    pub(super) fn update_rows(
-        c: UpdateCoefficients,
-        spans: &[(usize, usize)],
-        width: usize,
-        levels: Levels,
-        pattern: &[f64],
-        dot_rows: std::ops::Range<usize>,
-    ) -> f64 {
-        let len = levels.current.len();
-        assert!(levels.next.len() == len && levels.laplacian_current.len() == len && levels.laplacian_previous.len() == len && levels.previous.len() == len);
-        let k = Coefficients {
-            centre: _mm256_set1_pd(c.centre),
-            previous: _mm256_set1_pd(c.previous),
-            laplacian: _mm256_set1_pd(c.laplacian),
-            previous_laplacian: _mm256_set1_pd(c.previous_laplacian),
-            four: _mm256_set1_pd(4.0),
-        };
-        let p = Pointers {
-            next: levels.next.as_mut_ptr(),
-            laplacian_current: levels.laplacian_current.as_mut_ptr(),
-            laplacian_previous: levels.laplacian_previous.as_ptr(),
-            current: levels.current.as_ptr(),
-            previous: levels.previous.as_ptr(),
-        };
-        let mut lanes = [0.0; 8];
-        for (row, &(start, end)) in spans.iter().enumerate() {
-            if start == end {
-                continue;
+            /// The lanes `i` with `from <= i < to` set.
+            #[target_feature(enable = "avx2")]
+            #[inline]
+            fn between(from: isize, to: isize) -> __m256i {
+                $between(from, to)
             }
-            assert!(start > width && end + width <= len && start < end);
-            let n = end - start;
-            let quads = n / 4;
-            // SAFETY: every point's four neighbours lie in the levels (a moving point is
-            // never on the frame, as the assertion above checks), and the patch covers each
-            // row it sums (below), so every load and store is in bounds.
-            unsafe {
-                if dot_rows.contains(&row) {
-                    assert!(end <= pattern.len());
-                    let w = pattern.as_ptr().add(start);
-                    let mut low = _mm256_loadu_pd(lanes.as_ptr());
-                    let mut high = _mm256_loadu_pd(lanes.as_ptr().add(4));
-                    let mut q = 0;
-                    while q + 2 <= quads {
-                        let a = four_points(&k, &p, width, start + 4 * q);
-                        low = _mm256_add_pd(low, _mm256_mul_pd(a, _mm256_loadu_pd(w.add(4 * q))));
-                        let b = four_points(&k, &p, width, start + 4 * q + 4);
-                        high = _mm256_add_pd(high, _mm256_mul_pd(b, _mm256_loadu_pd(w.add(4 * q + 4))));
-                        q += 2;
+
+            /// One vector of points of the update from `j` (a flat index): stores their
+            /// `L u` and next displacements, zero where a point does not move, and returns
+            /// the displacements.
+            ///
+            /// # Safety
+            /// AVX2, and `j - width .. j + width + LANES` within every level and the mask.
+            #[inline(always)]
+            unsafe fn vector_points(k: &Splat, levels: &Pointers, width: usize, j: usize) -> $vector {
+                let moving = $load(levels.moving.add(j) as *const $format);
+                let u = $load(levels.current.add(j));
+                let left = $load(levels.current.add(j - 1));
+                let right = $load(levels.current.add(j + 1));
+                let up = $load(levels.current.add(j - width));
+                let down = $load(levels.current.add(j + width));
+                let lap = $sub($add($add($add(left, right), up), down), $mul(k.four, u));
+                let previous = $load(levels.previous.add(j));
+                let lap_previous = $load(levels.laplacian_previous.add(j));
+                let out = $sub($add($sub($mul(k.centre, u), $mul(k.previous, previous)), $mul(k.laplacian, lap)), $mul(k.previous_laplacian, lap_previous));
+                let (lap, out) = ($and(lap, moving), $and(out, moving));
+                $store(levels.laplacian_current.add(j), lap);
+                $store(levels.next.add(j), out);
+                out
+            }
+
+            /// [`vector_points`] for the vectors `vectors` from `origin`, four at a time
+            /// (the loop's pointers step once for four).
+            ///
+            /// # Safety
+            /// As [`vector_points`], for each.
+            #[inline(always)]
+            unsafe fn vectors_of_points(k: &Splat, levels: &Pointers, width: usize, origin: usize, vectors: std::ops::Range<usize>) {
+                let mut j = origin + LANES * vectors.start;
+                let end = origin + LANES * vectors.end;
+                while j + 4 * LANES <= end {
+                    for i in 0..4 {
+                        vector_points(k, levels, width, j + i * LANES);
                     }
-                    if q < quads {
-                        let a = four_points(&k, &p, width, start + 4 * q);
-                        low = _mm256_add_pd(low, _mm256_mul_pd(a, _mm256_loadu_pd(w.add(4 * q))));
-                    }
-                    _mm256_storeu_pd(lanes.as_mut_ptr(), low);
-                    _mm256_storeu_pd(lanes.as_mut_ptr().add(4), high);
-                    for j in 4 * quads..n {
-                        let out = tail_point(c, &p, width, start + j);
-                        lanes[j % 8] += out * *w.add(j);
-                    }
+                    j += 4 * LANES;
+                }
+                while j < end {
+                    vector_points(k, levels, width, j);
+                    j += LANES;
+                }
+            }
+
+            /// The update's coefficients in every lane.
+            struct Splat {
+                centre: $vector,
+                previous: $vector,
+                laplacian: $vector,
+                previous_laplacian: $vector,
+                four: $vector,
+            }
+
+            struct Pointers {
+                next: *mut $format,
+                laplacian_current: *mut $format,
+                laplacian_previous: *const $format,
+                current: *const $format,
+                previous: *const $format,
+                moving: *const $mask_int,
+            }
+
+            /// [`super::update_rows`] over the grid's region, and over the moving points of
+            /// `dot_rows` the dot product of the new level with `pattern` ([`super::dot`]'s
+            /// partial sums, in its order).
+            #[target_feature(enable = "avx2")]
+            pub(super) fn update_rows(c: UpdateCoefficients, grid: Grid<$format>, levels: Levels<$format>, pattern: &[$format], dot_rows: std::ops::Range<usize>) -> f64 {
+                let Grid { spans, width, region, moving } = grid;
+                let len = levels.current.len();
+                assert!(levels.next.len() == len && levels.laplacian_current.len() == len && levels.laplacian_previous.len() == len && levels.previous.len() == len);
+                if region.is_empty() {
+                    return 0.0;
+                }
+                let origin = region.start;
+                let vectors = region.len().div_ceil(LANES);
+                // The vectors read from `width` before the region to `width` past their end.
+                assert!(origin > width && origin + LANES * vectors + width <= len && origin + LANES * vectors <= moving.len());
+                // The dot product's vectors, `first..last`; only the first and the last may
+                // hold points outside its rows.
+                let dot = region_of(&spans[dot_rows]);
+                let (first, last) = if dot.is_empty() {
+                    (vectors, vectors)
                 } else {
-                    for q in 0..quads {
-                        four_points(&k, &p, width, start + 4 * q);
+                    assert!(origin <= dot.start && dot.end <= pattern.len());
+                    ((dot.start - origin) / LANES, (dot.end - origin).div_ceil(LANES))
+                };
+                let c: Coefficients<$format> = c.rounded();
+                let k = Splat { centre: $set1(c.centre), previous: $set1(c.previous), laplacian: $set1(c.laplacian), previous_laplacian: $set1(c.previous_laplacian), four: $set1(4.0) };
+                let p = Pointers {
+                    next: levels.next.as_mut_ptr(),
+                    laplacian_current: levels.laplacian_current.as_mut_ptr(),
+                    laplacian_previous: levels.laplacian_previous.as_ptr(),
+                    current: levels.current.as_ptr(),
+                    previous: levels.previous.as_ptr(),
+                    moving: moving.as_ptr(),
+                };
+                let mut lanes = [0.0; 2 * LANES];
+                // SAFETY: every vector's points and their four neighbours lie in the levels
+                // and the mask (as the assertion above checks), and the pattern is read
+                // within the dot product's points (masked at its first and last vector).
+                unsafe {
+                    vectors_of_points(&k, &p, width, origin, 0..first);
+                    let w = pattern.as_ptr();
+                    let (mut low, mut high) = ($load(lanes.as_ptr()), $load(lanes.as_ptr().add(LANES)));
+                    // The dot product's first and last vectors, whose lanes outside its points
+                    // are masked (they add a zero, which changes no partial sum: the sums
+                    // start at +0 and none ever becomes -0), and the whole ones between, in
+                    // pairs: vector `q` goes to `low` if `q` is even and to `high` if odd.
+                    let ends = |q: usize, low: &mut $vector, high: &mut $vector| {
+                        let j = origin + LANES * q;
+                        let out = vector_points(&k, &p, width, j);
+                        let inside = between(dot.start as isize - j as isize, dot.end as isize - j as isize);
+                        let product = $mul($and(out, $cast(inside)), $mask_load(w.add(j), inside));
+                        if q % 2 == 0 {
+                            *low = $add(*low, product);
+                        } else {
+                            *high = $add(*high, product);
+                        }
+                    };
+                    if first < last {
+                        ends(first, &mut low, &mut high);
+                        let (mut q, between_end) = (first + 1, last.max(first + 1) - 1);
+                        if q < between_end && q % 2 == 1 {
+                            let j = origin + LANES * q;
+                            high = $add(high, $mul(vector_points(&k, &p, width, j), $load(w.add(j))));
+                            q += 1;
+                        }
+                        while q + 2 <= between_end {
+                            let j = origin + LANES * q;
+                            low = $add(low, $mul(vector_points(&k, &p, width, j), $load(w.add(j))));
+                            high = $add(high, $mul(vector_points(&k, &p, width, j + LANES), $load(w.add(j + LANES))));
+                            q += 2;
+                        }
+                        if q < between_end {
+                            let j = origin + LANES * q;
+                            low = $add(low, $mul(vector_points(&k, &p, width, j), $load(w.add(j))));
+                        }
+                        if last - 1 > first {
+                            ends(last - 1, &mut low, &mut high);
+                        }
                     }
-                    for j in 4 * quads..n {
-                        tail_point(c, &p, width, start + j);
+                    $store(lanes.as_mut_ptr(), low);
+                    $store(lanes.as_mut_ptr().add(LANES), high);
+                    vectors_of_points(&k, &p, width, origin, last..vectors);
+                }
+                if first == last {
+                    return 0.0;
+                }
+                sum_partial(&lanes)
+            }
+
+            /// [`super::add_scaled`] over `region` whole: `out += scale * pattern` where
+            /// the mask `moving` is set (elsewhere it adds a zero, to a zero), the last
+            /// vector's lanes past the region masked off.
+            #[target_feature(enable = "avx2")]
+            pub(super) fn add_scaled(out: &mut [$format], pattern: &[$format], moving: &[$mask_int], region: std::ops::Range<usize>, scale: $format) {
+                assert!(region.end <= out.len() && region.end <= pattern.len() && region.end <= moving.len());
+                let scale = $set1(scale);
+                let (vectors, rest) = (region.len() / LANES, region.len() % LANES);
+                // SAFETY: every vector lies within the region, and the last one's lanes past
+                // it are masked off, so every load and store is in bounds.
+                unsafe {
+                    let o = out.as_mut_ptr().add(region.start);
+                    let w = pattern.as_ptr().add(region.start);
+                    let m = moving.as_ptr().add(region.start) as *const $format;
+                    // Four vectors at a time: the loop's pointers step once for four.
+                    let add = |j: usize| {
+                        let (o, w, m) = (o.add(j), w.add(j), m.add(j));
+                        $store(o, $add($load(o), $mul(scale, $and($load(w), $load(m)))));
+                    };
+                    let mut j = 0;
+                    while j + 4 * LANES <= LANES * vectors {
+                        for i in 0..4 {
+                            add(j + i * LANES);
+                        }
+                        j += 4 * LANES;
+                    }
+                    while j < LANES * vectors {
+                        add(j);
+                        j += LANES;
+                    }
+                    if rest > 0 {
+                        let last = between(0, rest as isize);
+                        let (o, w, m) = (o.add(LANES * vectors), w.add(LANES * vectors), m.add(LANES * vectors));
+                        $mask_store(o, last, $add($mask_load(o, last), $mul(scale, $and($mask_load(w, last), $mask_load(m, last)))));
                     }
                 }
             }
         }
-        if dot_rows.is_empty() {
-            return 0.0;
-        }
-        sum_lanes(&lanes)
-    }
-
-    /// One point of the update at flat index `j`, in scalar arithmetic.
-    ///
-    /// # Safety
-    /// As [`four_points`], for one point.
-    #[inline(always)]
-    unsafe fn tail_point(c: UpdateCoefficients, p: &Pointers, width: usize, j: usize) -> f64 {
-        let u = *p.current.add(j);
-        let (lap, out) = point(c, u, *p.current.add(j - 1), *p.current.add(j + 1), *p.current.add(j - width), *p.current.add(j + width), *p.previous.add(j), *p.laplacian_previous.add(j));
-        *p.laplacian_current.add(j) = lap;
-        *p.next.add(j) = out;
-        out
-    }
+    };
 }
+
+avx2_loops!(
+    avx2_f64, f64, u64, __m256d, 4,
+    _mm256_set1_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_maskload_pd, _mm256_maskstore_pd,
+    _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd, _mm256_and_pd, _mm256_castsi256_pd,
+    |from: isize, to: isize| {
+        let lane = _mm256_setr_epi64x(0, 1, 2, 3);
+        let at_least_from = _mm256_cmpgt_epi64(lane, _mm256_set1_epi64x(from as i64 - 1));
+        _mm256_and_si256(at_least_from, _mm256_cmpgt_epi64(_mm256_set1_epi64x(to as i64), lane))
+    }
+);
+avx2_loops!(
+    avx2_f32, f32, u32, __m256, 8,
+    _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_maskload_ps, _mm256_maskstore_ps,
+    _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps, _mm256_and_ps, _mm256_castsi256_ps,
+    |from: isize, to: isize| {
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let at_least_from = _mm256_cmpgt_epi32(lane, _mm256_set1_epi32(from.clamp(-1, 8) as i32 - 1));
+        _mm256_and_si256(at_least_from, _mm256_cmpgt_epi32(_mm256_set1_epi32(to.clamp(-1, 8) as i32), lane))
+    }
+);
 
 /// The bilinear interpolant `I_B` at a point of the membrane, eq. 18, with its weights on
 /// fixed points dropped (a force there is taken by the rim).
@@ -663,7 +924,7 @@ pub struct BilinearPoint {
 
 impl BilinearPoint {
     /// The interpolant at `(x, y)` in metres from the grid's corner.
-    pub fn new(membrane: &Membrane, x_m: f64, y_m: f64) -> Self {
+    pub fn new<S: MembraneSample>(membrane: &Membrane<S>, x_m: f64, y_m: f64) -> Self {
         let h = membrane.spacing_m();
         let n = membrane.intervals();
         let gx = (x_m / h).clamp(0.0, n as f64 - 1e-9);
@@ -683,8 +944,8 @@ impl BilinearPoint {
     }
 
     #[inline]
-    pub fn interpolate(&self, level: &[f64]) -> f64 {
-        self.weights.iter().zip(&self.indices).map(|(w, &i)| w * level[i]).sum()
+    pub fn interpolate<S: MembraneSample>(&self, level: &[S]) -> f64 {
+        self.weights.iter().zip(&self.indices).map(|(w, &i)| w * level[i].to_f64()).sum()
     }
 
     /// `sum(w^2)`: `h^2 (I_B . J_B)`.
@@ -703,7 +964,7 @@ mod tests {
     #[test]
     fn a_reset_leaves_every_grid_at_rest() {
         let k = 1.0 / 44_100.0;
-        let mut m = Membrane::with_capacity(40, MembraneMaterial::default(), MembraneShape::Square, 40, k);
+        let mut m = Membrane::<f64>::with_capacity(40, MembraneMaterial::default(), MembraneShape::Square, 40, k);
         let centre = m.index(20, 20);
         for _ in 0..50 {
             m.compute_free_update();
@@ -726,60 +987,74 @@ mod tests {
         assert!(at_rest(&m));
     }
 
-    /// The path this CPU takes (the AVX2 loop where it has AVX2) gives the baseline's bits:
-    /// the next level, its Laplacian and the dot product summed with it; the dot product
-    /// alone gives the summed one's bits, and the pattern added to the level gives the
-    /// scalar expression's, on grids whose rows leave every remainder of four and of eight,
-    /// over all rows and a few.
+    /// The path this CPU takes (the AVX2 loop where it has AVX2) gives the baseline's bits,
+    /// in both formats: the next level, its Laplacian and the dot product summed with it;
+    /// the dot product alone gives the summed one's bits, and the pattern added to the
+    /// level gives the scalar expression's, on grids whose rows leave every remainder of
+    /// four, eight and sixteen, over all rows and a few.
     #[test]
     fn every_path_gives_the_same_bits() {
+        same_bits_on_every_path::<f64>();
+        same_bits_on_every_path::<f32>();
+    }
+
+    /// Whether every point of the next level off the mask, the padding too, is still +0
+    /// (the pattern and the levels below are random there).
+    fn still_off_the_mask<S: MembraneSample>(m: &Membrane<S>) -> bool {
+        m.next.iter().enumerate().all(|(i, u)| m.is_moving(i) || u.to_f64().to_bits() == 0)
+    }
+
+    fn same_bits_on_every_path<S: MembraneSample>() {
         let mut uniform = crate::test_uniform(0x2545_f491_4f6c_dd1d);
         let mut random = move || uniform() - 0.5;
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let bits = |v: &[S]| v.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>();
         for intervals in [17, 30, 32, 64, 65] {
             for shape in [MembraneShape::Circle, MembraneShape::Square] {
                 let k = 1.0 / 48_000.0;
                 let mut membranes = [(); 2].map(|()| {
-                    let mut m = Membrane::with_capacity(70, MembraneMaterial::default(), shape, intervals, k);
+                    let mut m = Membrane::<S>::with_capacity(70, MembraneMaterial::default(), shape, intervals, k);
                     m.set_tuning(MembraneTuning { wave_speed_mps: 80.0, sigma0_per_s: 1.3, sigma1_m2_per_s: 5e-4 });
                     m
                 });
                 let len = membranes[0].current.len();
-                let levels: Vec<Vec<f64>> = (0..3).map(|_| (0..len).map(|_| random() * 1e-4).collect()).collect();
-                let pattern: Vec<f64> = (0..len).map(|_| random()).collect();
+                let levels: Vec<Vec<S>> = (0..3).map(|_| (0..len).map(|_| S::from_f64(random() * 1e-4)).collect()).collect();
+                let pattern: Vec<S> = (0..len).map(|_| S::from_f64(random())).collect();
                 for m in &mut membranes {
                     m.current.copy_from_slice(&levels[0]);
                     m.previous.copy_from_slice(&levels[1]);
                     m.laplacian_previous.copy_from_slice(&levels[2]);
                 }
-                for rows in [0..intervals + 1, 3..intervals / 2, 0..0] {
+                for rows in [0..intervals + 1, 3..intervals / 2, 1..2, intervals - 1..intervals, 0..0] {
                     let [dispatched, baseline] = &mut membranes;
                     let sums = [dispatched.compute_free_update_and_weighted_sum(&pattern, rows.clone()), baseline.compute_free_update_and_weighted_sum_on_baseline(&pattern, rows.clone())];
                     assert_eq!(sums[0].to_bits(), sums[1].to_bits(), "{intervals} {shape:?} {rows:?}");
                     if !rows.is_empty() {
                         let alone = dispatched.weighted_sum(&dispatched.next, &pattern, rows.clone());
                         assert_eq!(alone.to_bits(), sums[0].to_bits());
+                        assert!(alone != 0.0);
                     }
                     assert_eq!(bits(&dispatched.next), bits(&baseline.next));
                     assert_eq!(bits(&dispatched.laplacian_current), bits(&baseline.laplacian_current));
-                    assert!(dispatched.next.iter().any(|&u| u != 0.0));
+                    assert!(dispatched.next.iter().any(|&u| u != S::ZERO));
+                    assert!(still_off_the_mask(dispatched), "{intervals} {shape:?}: a point off the mask moved");
                 }
                 let m = &mut membranes[0];
                 let before = m.next.clone();
                 m.add_pattern_to_next(&pattern, 2..intervals - 1, 0.37);
                 for (row, &(start, end)) in m.spans().iter().enumerate() {
                     for i in start..end {
-                        let expected = if (2..intervals - 1).contains(&row) { before[i] + 0.37 * pattern[i] } else { before[i] };
-                        assert_eq!(m.next[i].to_bits(), expected.to_bits(), "point {i} of row {row}");
+                        let expected = if (2..intervals - 1).contains(&row) { before[i] + S::from_f64(0.37) * pattern[i] } else { before[i] };
+                        assert_eq!(m.next[i].to_f64().to_bits(), expected.to_f64().to_bits(), "point {i} of row {row}");
                     }
                 }
+                assert!(still_off_the_mask(m), "{intervals} {shape:?}: the pattern moved a point off the mask");
             }
         }
     }
 
     #[test]
     fn circle_mask_is_symmetric_and_inside() {
-        let m = Membrane::with_capacity(40, MembraneMaterial::default(), MembraneShape::Circle, 40, 1.0 / 44_100.0);
+        let m = Membrane::<f64>::with_capacity(40, MembraneMaterial::default(), MembraneShape::Circle, 40, 1.0 / 44_100.0);
         let n = m.intervals();
         let centre = n as f64 / 2.0;
         let mut count = 0;
@@ -802,7 +1077,7 @@ mod tests {
 
     #[test]
     fn bilinear_weights_sum_to_one_inside() {
-        let m = Membrane::with_capacity(30, MembraneMaterial::default(), MembraneShape::Circle, 30, 1.0 / 44_100.0);
+        let m = Membrane::<f64>::with_capacity(30, MembraneMaterial::default(), MembraneShape::Circle, 30, 1.0 / 44_100.0);
         let p = BilinearPoint::new(&m, 0.137, 0.151);
         assert!((p.weights.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         let level: Vec<f64> = (0..31 * 31).map(|i| ((i % 31) as f64) * 0.01).collect();
