@@ -37,6 +37,7 @@ use crate::controls::Controls;
 use crate::expression::NoteExpression;
 use crate::dsp::dc_blocker::DcBlocker;
 use crate::dsp::ramp::LinearRamp;
+use crate::dsp::rotor::SineRotor;
 use crate::envelope::{BowEnvelope, Phase, SilenceDetector};
 use rosin_physics::drum::friction_drum::{fundamental_eigenvalue, wave_speed_for_mode, DrumControls, DrumDesign, DrumQuality, FrictionDrum, MAX_SIGMA0_PER_S, MAX_SIGMA1_M2_PER_S, MAX_TUNING_WAVE_SPEED_MPS, MAX_VIBRATO_DEPTH_MPS, MIN_TUNING_WAVE_SPEED_MPS};
 use rosin_physics::bow::contact::{FrictionContact, FrictionModel};
@@ -96,7 +97,10 @@ pub struct DrumVoice {
     note_wave_speed_mps: f64,
     /// Played on the paper's grid, with the paper's bow.
     paper: bool,
-    vibrato_phase: f64,
+    /// The waver's wave.
+    vibrato: SineRotor,
+    /// The Gain control last applied, and its linear gain: `powf` only when it moves.
+    gain_applied: (f64, f64),
     bend_st: LinearRamp,
     force: LinearRamp,
     bow_velocity: LinearRamp,
@@ -163,7 +167,8 @@ impl DrumVoice {
             tube_intervals,
             note_wave_speed_mps: tuning_wave_speed_mps(IN_TUNE_TUNING),
             paper: false,
-            vibrato_phase: 0.0,
+            vibrato: SineRotor::default(),
+            gain_applied: (f64::NAN, 1.0),
             bend_st: LinearRamp::pitch_smoother(sample_rate_hz),
             force: ramp(c.bow_force_n),
             bow_velocity: ramp(c.bow_velocity_mps),
@@ -286,7 +291,7 @@ impl DrumVoice {
         self.note = note;
         self.age = age;
         self.velocity = velocity.clamp(0.0, 1.0);
-        self.vibrato_phase = 0.0;
+        self.vibrato.reset();
         self.bend_st.snap(0.0);
         self.intonation = Intonation::new(self.sample_rate_hz / midi_key_to_hz(note.note as f64)).with_gain(DRUM_EAR_GAIN);
         self.envelope.start(self.velocity, controls.bow_attack_ms, controls.bow_release_ms, self.sample_rate_hz);
@@ -374,9 +379,8 @@ impl DrumVoice {
         let damping = self.damping.next();
         let depth_mps = MAX_VIBRATO_DEPTH_MPS * self.variation.next() / 10.0;
         let rate_hz = self.rate.next();
-        self.vibrato_phase += rate_hz / self.sample_rate_hz;
-        self.vibrato_phase -= self.vibrato_phase.floor();
-        let vibrato = depth_mps * (2.0 * std::f64::consts::PI * self.vibrato_phase).sin();
+        self.vibrato.set_step_rad(std::f64::consts::TAU * rate_hz / self.sample_rate_hz);
+        let vibrato = depth_mps * self.vibrato.advance();
         let detune = tuning_wave_speed_mps(tuning) / tuning_wave_speed_mps(IN_TUNE_TUNING);
         // A bend moves the wave speed as tension would, inside the grid's design range (like
         // the Tuning control), so it can never break the stability condition.
@@ -414,7 +418,11 @@ impl DrumVoice {
         };
         let displacement = self.drum.tick(&controls);
         self.applied = controls;
-        let gain = 10f64.powf(GAIN_DB_PER_STEP * (self.gain.next() - 5.0) / 20.0);
+        let gain_control = self.gain.next();
+        if gain_control != self.gain_applied.0 {
+            self.gain_applied = (gain_control, 10f64.powf(GAIN_DB_PER_STEP * (gain_control - 5.0) / 20.0));
+        }
+        let gain = self.gain_applied.1;
         // The bowed membrane's displacement grows about as 1/c (onofrei2021 section 4.2 adds
         // a gain knob for it); scaling by c keeps low and high notes at similar levels.
         let level = (wave_speed - vibrato) / tuning_wave_speed_mps(IN_TUNE_TUNING);

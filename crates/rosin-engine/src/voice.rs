@@ -26,6 +26,7 @@ use crate::dsp::dc_blocker::DcBlocker;
 use crate::dsp::decimator::{Decimator, MAX_FACTOR};
 pub use crate::dsp::ramp::{CONTROL_RAMP_S, PITCH_SMOOTHING_S};
 use crate::dsp::ramp::LinearRamp;
+use crate::dsp::rotor::SineRotor;
 use rosin_physics::bow::bowed_string::{BowedString, BowingControls};
 use rosin_physics::bow::contact::{FrictionContact, FrictionModel};
 use rosin_physics::friction::dupont_contact::{ContactInput, ContactOutput};
@@ -211,8 +212,8 @@ pub struct StringVoice {
     /// Bend and note tuning (semitones), smoothed.
     bend_st: LinearRamp,
     vibrato_depth_st: LinearRamp,
-    vibrato_phase_rad: f64,
-    vibrato_step_rad: f64,
+    /// The vibrato's wave, turned only while it has depth (it holds its phase at 0 depth).
+    vibrato: SineRotor,
     /// The finger control's fraction of the length, folded into the pitch.
     pitch_ratio: f64,
     /// The pitch offset of the last sample, vibrato included (semitones from the open key,
@@ -341,8 +342,7 @@ impl StringVoice {
             fingered_st: LinearRamp::new(0.0, 1),
             bend_st: LinearRamp::pitch_smoother(sample_rate_hz),
             vibrato_depth_st: ramp(0.0),
-            vibrato_phase_rad: 0.0,
-            vibrato_step_rad: 0.0,
+            vibrato: SineRotor::default(),
             pitch_ratio: 1.0,
             last_offset_st: 0.0,
             impedance_kg_per_s: NoteStringDesign::default().impedance_kg_per_s,
@@ -640,7 +640,7 @@ impl StringVoice {
         self.fingered_st.snap(0.0);
         self.bend_st.snap(0.0);
         self.vibrato_depth_st.snap(0.0);
-        self.vibrato_phase_rad = 0.0;
+        self.vibrato.reset();
         self.keep_alive = false;
         self.drive_n = 0.0;
         self.since_start_samples = 0;
@@ -681,7 +681,7 @@ impl StringVoice {
     /// Vibrato of `depth_cents` (peak) at `rate_hz`.
     pub fn set_vibrato(&mut self, depth_cents: f64, rate_hz: f64) {
         self.vibrato_depth_st.set_target((depth_cents / 100.0).clamp(0.0, 2.0));
-        self.vibrato_step_rad = std::f64::consts::TAU * rate_hz.clamp(0.0, 20.0) / self.sample_rate_hz;
+        self.vibrato.set_step_rad(std::f64::consts::TAU * rate_hz.clamp(0.0, 20.0) / self.sample_rate_hz);
     }
 
     /// The gain the engine mixes this voice with, evening out the body's resonances (see
@@ -1083,11 +1083,7 @@ impl StringVoice {
         let depth = self.vibrato_depth_st.next();
         let mut semitones = self.fingered_st.next() + self.bend_st.next();
         if depth > 0.0 {
-            self.vibrato_phase_rad += self.vibrato_step_rad;
-            if self.vibrato_phase_rad > std::f64::consts::TAU {
-                self.vibrato_phase_rad -= std::f64::consts::TAU;
-            }
-            semitones += depth * self.vibrato_phase_rad.sin();
+            semitones += depth * self.vibrato.advance();
         }
         self.last_offset_st = semitones;
         // The finger control stops the string on its own; the pitch offsets act on top.

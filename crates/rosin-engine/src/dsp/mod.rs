@@ -9,3 +9,4 @@ pub mod harmonic_probe;
 pub mod host_rate;
 pub mod output;
 pub mod ramp;
+pub mod rotor;
