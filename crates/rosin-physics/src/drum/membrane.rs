@@ -7,9 +7,12 @@
 //! split: [`Membrane::compute_free_update`] steps with no external force, the drum adds its
 //! spread forces to that step, then [`Membrane::advance`] moves time on.
 //!
-//! The grid is stored row by row, `(N + 1)^2` points with the Dirichlet frame included, and
-//! each row's moving points form one contiguous span (a circle is convex), so the stencil
-//! runs over plain slices the compiler vectorises and never visits a dead point.
+//! The grid is stored row by row, `(N + 1)^2` points with the Dirichlet frame included (and
+//! a little padding past it), and each row's moving points form one contiguous span (a
+//! circle is convex): the baseline stencil runs over those spans and never visits a dead
+//! point, and the AVX2 loops run over the whole region from the first moving point to the
+//! last, in vectors, with a mask of the moving points (see `avx2_loops`). The levels are
+//! f64 or f32 ([`MembraneSample`]): the tests prove the scheme in f64, the drum plays f32.
 
 /// The outline of the membrane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
