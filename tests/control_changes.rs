@@ -46,6 +46,60 @@ fn bursts_db(signal: &[f32], changes: &[usize]) -> Vec<f64> {
         .collect()
 }
 
+/// A body mixed at 0 % is not heard, so it rests unticked (the drum presets mix none of it);
+/// raising the mix while a note sounds brings it in from rest without a click, lowering it
+/// to 0 puts it back to rest, and raising it again brings it back: the body is heard each
+/// time it is mixed (the sound differs from the dry one's), and the dry stretches are the
+/// dry render to the bit.
+#[test]
+fn a_body_mixed_at_zero_rests_and_comes_back_without_a_click() {
+    for key in [43u8, 67] {
+        let render = |mixes: &[f64]| {
+            let mut controls = Controls { body_mix_percent: mixes[0], ..Controls::default() };
+            let mut engine = Engine::new(RATE_HZ);
+            engine.set_controls(&controls);
+            engine.handle_event(&NoteEvent::NoteOn { note: common::note_id(key), velocity: 0.7 });
+            let (mut out, mut changes, mut buffer) = (Vec::new(), Vec::new(), vec![0.0f32; BLOCK]);
+            for (i, &mix) in mixes.iter().enumerate() {
+                if i > 0 {
+                    changes.push(out.len());
+                }
+                controls.body_mix_percent = mix;
+                engine.set_controls(&controls);
+                for _ in 0..(if i == 0 { 1.5 } else { 0.6 } * RATE_HZ) as usize / BLOCK {
+                    engine.render(&mut buffer);
+                    out.extend_from_slice(&buffer);
+                }
+            }
+            (out, changes)
+        };
+        let mixes = [0.0, 60.0, 0.0, 60.0];
+        let (out, changes) = render(&mixes);
+        let (dry, _) = render(&[0.0; 4]);
+        let bursts = bursts_db(&out, &changes);
+        println!("key {key}: bursts at the mix changes {:?} dB", bursts.iter().map(|b| format!("{b:+.1}")).collect::<Vec<_>>());
+        for (b, burst) in bursts.iter().enumerate() {
+            assert!(*burst <= 6.0, "key {key}: the body mix change {b} bursts {burst:+.1} dB above the steady note");
+        }
+        // Each stretch after its ramp (50 ms): mixed, it differs from the dry sound by more
+        // than -20 dB of it; dry, it is the dry render.
+        let starts: Vec<usize> = std::iter::once(0).chain(changes.iter().copied()).collect();
+        for (i, &mix) in mixes.iter().enumerate() {
+            let end = starts.get(i + 1).copied().unwrap_or(out.len());
+            let part = starts[i] + (0.05 * RATE_HZ) as usize..end;
+            let energy = |x: &mut dyn Iterator<Item = f64>| x.map(|v| v * v).sum::<f64>();
+            let difference = energy(&mut out[part.clone()].iter().zip(&dry[part.clone()]).map(|(&a, &b)| a as f64 - b as f64));
+            let level = energy(&mut dry[part].iter().map(|&b| b as f64));
+            let difference_db = 10.0 * (difference / level).log10();
+            if mix > 0.0 {
+                assert!(difference_db > -20.0, "key {key}: stretch {i}, mixed at {mix} %, differs from the dry sound by only {difference_db:.1} dB");
+            } else {
+                assert_eq!(difference, 0.0, "key {key}: stretch {i}, dry, should be the dry render to the bit");
+            }
+        }
+    }
+}
+
 /// Changing the body model while a note sounds through it (Body Mix 60 %) crossfades from
 /// the old body to the new: no click. It used to silence the resonator at once.
 #[test]

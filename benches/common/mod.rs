@@ -17,26 +17,36 @@ pub const BLOCK: usize = 480;
 /// An engine with `controls` already sounding `keys` at `velocity`, rendered for `warm_s`
 /// so that what is measured is the steady state.
 pub fn sounding(controls: &Controls, keys: &[u8], velocity: f64, warm_s: f64) -> Engine {
-    let mut engine = Engine::new(RATE);
+    sounding_at(RATE, controls, keys, velocity, warm_s)
+}
+
+/// [`sounding`] at `rate_hz` instead of [`RATE`].
+pub fn sounding_at(rate_hz: f64, controls: &Controls, keys: &[u8], velocity: f64, warm_s: f64) -> Engine {
+    let mut engine = Engine::new(rate_hz);
     engine.set_controls(controls);
     for &key in keys {
         engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity });
     }
-    let mut warm = vec![0.0f32; (warm_s * RATE) as usize];
+    let mut warm = vec![0.0f32; (warm_s * rate_hz) as usize];
     engine.render(&mut warm);
     engine
 }
 
 /// Seconds of audio rendered per second of wall time: `render` fills one block of
 /// [`BLOCK`] samples a call, for `seconds` of audio at [`RATE`].
-pub fn real_time_factor<T: Copy + Default>(seconds: f64, mut render: impl FnMut(&mut [T])) -> f64 {
+pub fn real_time_factor<T: Copy + Default>(seconds: f64, render: impl FnMut(&mut [T])) -> f64 {
+    real_time_factor_at(RATE, seconds, render)
+}
+
+/// [`real_time_factor`] for an engine running at `rate_hz`.
+pub fn real_time_factor_at<T: Copy + Default>(rate_hz: f64, seconds: f64, mut render: impl FnMut(&mut [T])) -> f64 {
     let mut buffer = vec![T::default(); BLOCK];
-    let blocks = (seconds * RATE / BLOCK as f64) as usize;
+    let blocks = (seconds * rate_hz / BLOCK as f64) as usize;
     let start = Instant::now();
     for _ in 0..blocks {
         render(black_box(&mut buffer));
     }
-    (blocks * BLOCK) as f64 / RATE / start.elapsed().as_secs_f64()
+    (blocks * BLOCK) as f64 / rate_hz / start.elapsed().as_secs_f64()
 }
 
 /// Eight strings and one drum at full resolution, all sounding: what the editor's views

@@ -810,18 +810,25 @@ impl Engine {
             }
             // The body colours the strings' bridge force; at mix 0 the output is the dry force.
             let mix_amount = self.body_mix.next();
-            let bodied = if self.body_resting && mix == 0.0 {
-                0.0
-            } else if self.body_fade < 1.0 {
-                let (incoming, outgoing) = (self.body.tick(mix), self.outgoing_body.tick(mix));
-                let faded = outgoing + self.body_fade * (incoming - outgoing);
-                self.body_fade = (self.body_fade + self.body_fade_step).min(1.0);
-                faded
+            let out = if mix_amount == 0.0 && self.body_mix.target() == 0.0 {
+                // Not heard, and not about to be (the drum presets mix none of it): it rests,
+                // unticked, and starts from rest when the mix is raised.
+                self.rest_body();
+                mix
             } else {
-                self.body.tick(mix)
+                let bodied = if self.body_resting && mix == 0.0 {
+                    0.0
+                } else if self.body_fade < 1.0 {
+                    let (incoming, outgoing) = (self.body.tick(mix), self.outgoing_body.tick(mix));
+                    let faded = outgoing + self.body_fade * (incoming - outgoing);
+                    self.body_fade = (self.body_fade + self.body_fade_step).min(1.0);
+                    faded
+                } else {
+                    self.body.tick(mix)
+                };
+                self.track_body_rest(mix, bodied);
+                mix + mix_amount * (bodied - mix)
             };
-            self.track_body_rest(mix, bodied);
-            let out = mix + mix_amount * (bodied - mix);
             *sample = crate::dsp::output::to_host_sample(crate::dsp::output::safety_limit(out * self.gain.next()));
             self.begin_sample_share();
         }
@@ -848,11 +855,20 @@ impl Engine {
         } else if !self.body_resting {
             self.body_quiet_samples += 1;
             if self.body_quiet_samples as f64 >= BODY_REST_S * self.sample_rate_hz {
-                self.body.reset();
-                self.outgoing_body.reset();
-                self.body_fade = 1.0;
-                self.body_resting = true;
+                self.rest_body();
             }
+        }
+    }
+
+    /// Puts the body at rest (both bodies of a crossfade), if it is not already.
+    #[inline]
+    fn rest_body(&mut self) {
+        if !self.body_resting {
+            self.body.reset();
+            self.outgoing_body.reset();
+            self.body_fade = 1.0;
+            self.body_resting = true;
+            self.body_quiet_samples = 0;
         }
     }
 

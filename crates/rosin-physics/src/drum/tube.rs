@@ -212,15 +212,24 @@ type InteriorLevels<'a> = (&'a mut [f64], &'a [f64], &'a [f64], &'a [f64], &'a [
 /// The interior nodes' update: `(next, left, centre, right, previous)` cut to one length,
 /// so the loop vectorises with no bounds checks. Compiled for AVX-512 and AVX2 as well as
 /// the baseline and chosen once at run time by the CPU (`multiversion`), as the string's
-/// stencil is: 8 or 4 lanes instead of SSE2's 2. The expression and its order are the
-/// scalar loop's on every path (no fused multiply-add), so every path gives the same bits.
+/// stencil is: 8 or 4 lanes instead of SSE2's 2. Where the CPU has FMA the multiplies and
+/// adds are fused, `centre u + (l2 (left + right) - previous)` in two roundings instead of
+/// four (at the paper's 640 intervals, about 1,350 instructions a sample down to about
+/// 1,000); elsewhere they are not, since a fused multiply-add without the instruction is
+/// a call. So the paths agree to a few roundings, not to the bit.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 fn update_interior(levels: InteriorLevels, centre: f64, l2: f64) {
     let (out, left, u, right, previous) = levels;
     let n = out.len();
     let (left, u, right, previous) = (&left[..n], &u[..n], &right[..n], &previous[..n]);
-    for j in 0..n {
-        out[j] = centre * u[j] + l2 * (left[j] + right[j]) - previous[j];
+    if multiversion::target::target_cfg_f!(target_feature = "fma") {
+        for j in 0..n {
+            out[j] = centre.mul_add(u[j], l2.mul_add(left[j] + right[j], -previous[j]));
+        }
+    } else {
+        for j in 0..n {
+            out[j] = centre * u[j] + l2 * (left[j] + right[j]) - previous[j];
+        }
     }
 }
 
@@ -228,11 +237,11 @@ fn update_interior(levels: InteriorLevels, centre: f64, l2: f64) {
 mod tests {
     use super::*;
 
-    /// The interior update on whatever path this CPU takes (AVX-512, AVX2 or the baseline)
-    /// gives the same bits as the expression evaluated one node at a time, at every length
-    /// (whole vectors and remainders alike).
+    /// The interior update on whatever path this CPU takes (AVX-512 or AVX2 with FMA, or the
+    /// baseline) keeps within a few roundings of the expression evaluated one node at a
+    /// time, at every length (whole vectors and remainders alike).
     #[test]
-    fn the_dispatched_update_gives_the_scalar_bits() {
+    fn the_dispatched_update_keeps_to_the_scalar_one() {
         let mut uniform = crate::test_uniform(0x9E37_79B9_7F4A_7C15);
         let mut random = || uniform() - 0.5;
         let (centre, l2) = (0.413, 0.7935);
@@ -242,8 +251,12 @@ mod tests {
             let mut out = vec![0.0; count];
             update_interior((&mut out, &u[..count], &u[1..count + 1], &u[2..], &p), centre, l2);
             for j in 0..count {
+                // Each evaluation rounds at most four times, each by half an epsilon of at
+                // most the terms' sizes: the two stay within four epsilons of them.
                 let expected = centre * u[j + 1] + l2 * (u[j] + u[j + 2]) - p[j];
-                assert_eq!(out[j].to_bits(), expected.to_bits(), "node {j} of {count}");
+                let size = (centre * u[j + 1]).abs() + (l2 * (u[j] + u[j + 2])).abs() + p[j].abs();
+                let roundings = (out[j] - expected).abs() / (f64::EPSILON * size);
+                assert!(roundings <= 4.0, "node {j} of {count}: {roundings:.2} roundings from the scalar value");
             }
         }
     }
