@@ -340,9 +340,9 @@ impl<S: MembraneSample> Membrane<S> {
     }
 
     /// Adds `scale * pattern[i]` to the next time level over the rows `rows`. `pattern`
-    /// must be zero wherever a point does not move (a [`MembranePatch`](crate::drum::connection::MembranePatch)'s
-    /// weights are):
-    /// the AVX2 path adds it over the rows' region whole, frame and corners included.
+    /// must be zero wherever a point does not move, as a
+    /// [`MembranePatch`](crate::drum::connection::MembranePatch)'s weights are: the AVX2
+    /// path adds it over the rows' region whole, frame and corners included.
     #[inline]
     pub fn add_pattern_to_next(&mut self, pattern: &[S], rows: std::ops::Range<usize>, scale: f64) {
         self.touch();
