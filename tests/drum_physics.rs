@@ -532,25 +532,49 @@ fn the_f32_drum_bows_the_f64_drums_note() {
     assert!(cents.abs() < 0.5, "f32 moved the steady bowed note by {cents:.3} cents");
     assert!(level.abs() < 0.5, "f32 changed the steady bowed note's level by {level:.3} dB");
 
-    // At 40 m/s the bowed note is irregular: its pitch wanders by tens of cents and its
-    // level by decibels from one quarter second to the next, and moving the bow by a
-    // nanometre changes a second's trajectory as much as f32 does (its last half second's
-    // level by up to 1.5 dB in f64, 3 dB in f32). So the comparison is of the two formats'
-    // notes over five bow places a nanometre apart: their mean pitch and level. (Over 48
-    // places, f32's median level is 1.2 dB above f64's and its median pitch 7 cents; a
-    // grouping of the membrane's fused update that left f32's median 2.1 dB below, with a
-    // tail of notes quieter than any of f64's, failed here by 40 cents: docs/performance.md.)
+    // At 40 m/s the bowed note is irregular: it settles, by its onset's details, anywhere
+    // from about -85 to -77 dB with its pitch scattered around 102 Hz, and a nanometre's
+    // move of the bow changes which as much as f32 does (f64's own medians over two sets of
+    // 24 places a nanometre apart differ by 2.5 dB and 76 cents). So the formats are
+    // compared as distributions over 48 places: their median pitch and level, and how many
+    // of f32's notes fall outside f64's range of levels. Measured: f32 fused (AVX2 and FMA)
+    // +7 cents, +1.2 dB, 8 notes outside (all louder than f64's loudest); the baseline
+    // path (no FMA) +2 cents, +1.2 dB, 3 (one quieter); the build before the fused loops
+    // +9 cents, +1.6 dB, 4. A grouping of the fused update that tipped f32 into a quieter
+    // state (docs/performance.md) measured -1 cent, -2.1 dB, and 17 notes quieter than any
+    // of f64's. Five places and their means, as this test used to take, failed that
+    // grouping but failed the baseline path too (-33 cents): they measured the spread as
+    // much as the format.
     let controls = paper_controls(40.0);
-    let places: Vec<DrumControls> = (0..5).map(|i| DrumControls { bow_x_m: controls.bow_x_m + i as f64 * 1e-9, ..controls }).collect();
-    let notes = |f32_membrane: bool| -> (f64, f64) {
-        let notes: Vec<Vec<f64>> = places.iter().map(|c| if f32_membrane { bowed_note::<DrumSample>(c) } else { bowed_note::<f64>(c) }).collect();
-        let hz: Vec<f64> = notes.iter().map(|n| bowed_pitch_hz(n, None)).collect();
-        let cents = hz.iter().map(|f| 1200.0 * (f / hz[0]).log2()).sum::<f64>() / hz.len() as f64;
-        (hz[0] * 2f64.powf(cents / 1200.0), notes.iter().map(|n| level_db(n)).sum::<f64>() / notes.len() as f64)
+    let places: Vec<DrumControls> = (0..48).map(|i| DrumControls { bow_x_m: controls.bow_x_m + i as f64 * 1e-9, ..controls }).collect();
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        0.5 * (values[(values.len() - 1) / 2] + values[values.len() / 2])
+    };
+    // Each note's pitch (Hz) and level (dB).
+    let notes = |f32_membrane: bool| -> (Vec<f64>, Vec<f64>) {
+        places
+            .iter()
+            .map(|c| if f32_membrane { bowed_note::<DrumSample>(c) } else { bowed_note::<f64>(c) })
+            .map(|n| (bowed_pitch_hz(&n, None), level_db(&n)))
+            .unzip()
     };
     let ((f64_hz, f64_db), (f32_hz, f32_db)) = (notes(false), notes(true));
-    let cents = 1200.0 * (f32_hz / f64_hz).log2();
-    println!("40 m/s over five bow places: f64 {f64_hz:.3} Hz, {f64_db:.2} dB; f32 {f32_hz:.3} Hz ({cents:+.2} cents), {:+.2} dB", f32_db - f64_db);
-    assert!(cents.abs() < 10.0, "f32 moved the irregular bowed note's mean pitch by {cents:.2} cents");
-    assert!((f32_db - f64_db).abs() < 1.5, "f32 changed the irregular bowed note's mean level by {:.2} dB", f32_db - f64_db);
+    // A note too rough for a pitch (none has been, in either format) is left out of the
+    // pitch's median; at most two may be.
+    let (f64_hz, f32_hz): (Vec<f64>, Vec<f64>) = (f64_hz.into_iter().filter(|f| f.is_finite()).collect(), f32_hz.into_iter().filter(|f| f.is_finite()).collect());
+    assert!(f64_hz.len() >= 46 && f32_hz.len() >= 46, "notes without a pitch: {} in f64, {} in f32", 48 - f64_hz.len(), 48 - f32_hz.len());
+    let cents = 1200.0 * (median(f32_hz.clone()) / median(f64_hz.clone())).log2();
+    let level = median(f32_db.clone()) - median(f64_db.clone());
+    let (quietest, loudest) = (f64_db.iter().copied().fold(f64::INFINITY, f64::min), f64_db.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+    let (below, above) = (f32_db.iter().filter(|&&d| d < quietest).count(), f32_db.iter().filter(|&&d| d > loudest).count());
+    println!(
+        "40 m/s over 48 bow places: f64 medians {:.3} Hz, {:.2} dB, levels {quietest:.2} to {loudest:.2} dB; f32 medians {cents:+.2} cents, {level:+.2} dB, {below} notes quieter and {above} louder than f64's range",
+        median(f64_hz.clone()),
+        median(f64_db.clone())
+    );
+    assert!(cents.abs() < 15.0, "f32 moved the irregular bowed note's median pitch by {cents:.2} cents");
+    assert!(level.abs() < 2.5, "f32 changed the irregular bowed note's median level by {level:.2} dB");
+    assert!(below <= 2, "{below} of f32's 48 notes are quieter than any of f64's: a state f64 does not reach");
+    assert!(below + above <= 12, "{} of f32's 48 notes fall outside f64's range of levels", below + above);
 }
