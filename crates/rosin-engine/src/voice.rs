@@ -136,7 +136,7 @@ impl NotePattern {
     }
 }
 
-/// A sample [`StringVoice::tick_begin`] began.
+/// A sample [`StringVoice::tick_begin`] began, or [`StringVoice::tick_end`] went on with.
 pub(crate) enum Begun {
     /// Done: the voice's output.
     Done(f64),
@@ -144,12 +144,22 @@ pub(crate) enum Begun {
     Contact(ContactInput),
 }
 
-/// What the second half of a sample needs from the first.
+/// No bow on the string.
+const NO_BOWING: BowingControls = BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: 0.0, finger_position_m: None };
+
+/// What the rest of a sample needs from its beginning.
 #[derive(Clone, Copy)]
 struct Waiting {
     controls: BowingControls,
+    /// The controls as the string gets them (its finger placed to sound stopped where
+    /// asked), and the drive, for each step of an oversampled voice.
+    on_string: BowingControls,
+    drive_n: f64,
     strength: f64,
     speed_ratio: f64,
+    /// The string's steps still to take this sample, the one waiting for its contact
+    /// included: the oversampling factor at the sample's start.
+    steps_left: usize,
 }
 
 pub struct StringVoice {
@@ -309,7 +319,7 @@ impl StringVoice {
             ribbon_shape: RibbonShape { points: 4, torsion: true },
             waveguide_damping: f64::NAN,
             decimator: Decimator::new(1),
-            waiting: Waiting { controls: BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: 0.0, finger_position_m: None }, strength: 0.0, speed_ratio: 1.0 },
+            waiting: Waiting { controls: NO_BOWING, on_string: NO_BOWING, drive_n: 0.0, strength: 0.0, speed_ratio: 1.0, steps_left: 0 },
             dc_blocker: DcBlocker::new(sample_rate_hz),
             sample_rate_hz,
             envelope: BowEnvelope::default(),
@@ -893,11 +903,15 @@ impl StringVoice {
     /// at no cost.
     #[inline]
     pub fn tick(&mut self) -> f64 {
-        match self.tick_begin() {
-            Begun::Done(output) => output,
-            Begun::Contact(input) => {
-                let contact = self.bowed.bow.solve(&input);
-                self.tick_end(contact)
+        let mut begun = self.tick_begin();
+        // At most the oversampling factor's steps, each ending the step before.
+        loop {
+            match begun {
+                Begun::Done(output) => return output,
+                Begun::Contact(input) => {
+                    let contact = self.bowed.bow.solve(&input);
+                    begun = self.tick_end(contact);
+                }
             }
         }
     }
@@ -908,9 +922,10 @@ impl StringVoice {
     }
 
     /// Begins a sample: everything up to the bow's contact. A finite-difference string
-    /// bowed at the rate it sounds at (the point bow, no oversampling) returns its contact
-    /// problem, to be solved (alone, or beside other voices' in vector lanes) and handed
-    /// to [`StringVoice::tick_end`]; any other voice does the whole sample here.
+    /// bowed by the point bow returns the contact problem of its first step (of one, or of
+    /// the oversampling factor's), to be solved (alone, or beside other voices' in vector
+    /// lanes) and handed to [`StringVoice::tick_end`]; any other voice does the whole
+    /// sample here.
     #[inline(always)]
     pub(crate) fn tick_begin(&mut self) -> Begun {
         if self.is_free() || self.asleep {
@@ -990,17 +1005,8 @@ impl StringVoice {
             let (speed_correction, _) = split_correction(self.intonation.correction());
             self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
         } else if self.engine == StringEngine::FiniteDifference {
-            if self.decimator.factor() == 1 {
-                self.waiting = Waiting { controls, strength, speed_ratio };
-                return Begun::Contact(self.bowed.begin_driven(&on_string, drive));
-            }
-            for _ in 0..self.decimator.factor() {
-                let bridge_force = self.bowed.tick_driven(&on_string, drive);
-                self.decimator.push(bridge_force);
-                self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
-            }
-            let (speed_correction, _) = split_correction(self.intonation.correction());
-            self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
+            self.waiting = Waiting { controls, on_string, drive_n: drive, strength, speed_ratio, steps_left: self.decimator.factor() };
+            return Begun::Contact(self.bowed.begin_driven(&on_string, drive));
         } else {
             // The waveguide's pitch is its loop length: the stopped and slackened string's
             // frequency, with the ear's correction.
@@ -1015,17 +1021,25 @@ impl StringVoice {
         Begun::Done(self.tick_output(controls))
     }
 
-    /// Ends the sample [`StringVoice::tick_begin`] began, with its bow's `contact`: the
-    /// string moves on, and the voice's output comes out.
+    /// Ends the string's step [`StringVoice::tick_begin`] began (or the last call went on
+    /// with), with its bow's `contact`: the string moves on a step. An oversampled voice
+    /// with steps left begins the next and returns its contact problem, as `tick_begin`
+    /// does (the steps of every oversampled voice go through the lanes together, each
+    /// voice's in order, as the rate's first steps do); after the last, the voice's output
+    /// comes out.
     #[inline(always)]
-    pub(crate) fn tick_end(&mut self, contact: ContactOutput) -> f64 {
-        let Waiting { controls, strength, speed_ratio } = self.waiting;
+    pub(crate) fn tick_end(&mut self, contact: ContactOutput) -> Begun {
+        let Waiting { controls, on_string, drive_n, strength, speed_ratio, steps_left } = self.waiting;
         let bridge_force = self.bowed.end_driven(contact);
         self.decimator.push(bridge_force);
         self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
+        if steps_left > 1 {
+            self.waiting.steps_left = steps_left - 1;
+            return Begun::Contact(self.bowed.begin_driven(&on_string, drive_n));
+        }
         let (speed_correction, _) = split_correction(self.intonation.correction());
         self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
-        self.tick_output(controls)
+        Begun::Done(self.tick_output(controls))
     }
 
     /// The end of every sample: the output, checked, and what listens to it.

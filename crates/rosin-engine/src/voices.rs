@@ -930,7 +930,7 @@ impl Engine {
         self.voices.iter().filter(|v| !v.is_free()).count() + self.drums.iter().filter(|v| !v.is_free()).count()
     }
 
-    /// Solves the sounding voices' bow contacts four at a time in vector lanes (`true`,
+    /// Solves the sounding voices' bow contacts eight at a time in vector lanes (`true`,
     /// the default) or each voice's alone. Both give the same output to the bit; the lanes
     /// are quicker where the CPU has AVX2. For tests and benchmarks.
     pub fn set_contact_lanes(&mut self, on: bool) {
@@ -1160,10 +1160,13 @@ impl StringPool for Engine {
 }
 
 /// Ticks every sounding string voice one sample, its output into `outputs`, and returns
-/// which voices sounded (bit `i` for voice `i`). The voices' bow contacts are solved four
+/// which voices sounded (bit `i` for voice `i`). The voices' bow contacts are solved eight
 /// at a time in vector lanes (`FrictionContact::solve_lanes`), which gives each voice the
-/// same bits as ticking it alone: a voice does its sample up to its contact, waits for
-/// three more to do the same, and finishes once the four contacts are solved together.
+/// same bits as ticking it alone: a voice does its sample up to its contact, waits for up
+/// to seven more to do the same, and goes on once their contacts are solved together. In
+/// rounds: an oversampled voice (a high note, its string stepped two or four times a
+/// sample) takes a step in each round until its last, so its steps after the first are
+/// solved beside the other oversampled voices' rather than alone.
 #[inline]
 fn tick_voices(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], lanes: bool) -> u32 {
     const _: () = assert!(MAX_VOICES <= 32, "the sounding voices are one bit each of a u32");
@@ -1185,44 +1188,65 @@ fn tick_voices(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], lane
         }
         return sounding;
     }
-    let mut group: [Option<(usize, &mut StringVoice)>; CONTACT_LANES] = Default::default();
-    let mut inputs = [NO_CONTACT; CONTACT_LANES];
-    let mut filled = 0;
+    // The voices waiting for a contact (bit `i` for voice `i`), with their problems.
+    let mut waiting: u32 = 0;
+    let mut problems = [NO_CONTACT; MAX_VOICES];
     for (index, voice) in voices.iter_mut().enumerate().take(MAX_VOICES) {
-        if sounding & (1 << index) == 0 {
-            continue;
+        if sounding & (1 << index) != 0 {
+            record(index, voice.tick_begin(), outputs, &mut problems, &mut waiting);
         }
-        match voice.tick_begin() {
-            Begun::Done(sample) => outputs[index] = sample,
-            Begun::Contact(input) => {
-                inputs[filled] = input;
-                group[filled] = Some((index, voice));
-                filled += 1;
-                if filled == CONTACT_LANES {
-                    finish_group(&mut group, &inputs, outputs);
-                    filled = 0;
-                }
+    }
+    // A round takes every waiting voice a step; a voice waits again only for a step left
+    // of its oversampling factor (at most `MAX_FACTOR` rounds).
+    while waiting != 0 {
+        let round = std::mem::take(&mut waiting);
+        let mut group: [Option<(usize, &mut StringVoice)>; CONTACT_LANES] = Default::default();
+        let mut inputs = [NO_CONTACT; CONTACT_LANES];
+        let mut filled = 0;
+        for (index, voice) in voices.iter_mut().enumerate().take(MAX_VOICES) {
+            if round & (1 << index) == 0 {
+                continue;
+            }
+            inputs[filled] = problems[index];
+            group[filled] = Some((index, voice));
+            filled += 1;
+            if filled == CONTACT_LANES {
+                finish_group(&mut group, &inputs, outputs, &mut problems, &mut waiting);
+                filled = 0;
             }
         }
-    }
-    if filled > 0 {
-        finish_group(&mut group, &inputs, outputs);
+        if filled > 0 {
+            finish_group(&mut group, &inputs, outputs, &mut problems, &mut waiting);
+        }
     }
     sounding
+}
+
+/// Where a voice's sample stands: its output if done, else its next contact problem, and
+/// the voice marked waiting.
+#[inline(always)]
+fn record(index: usize, begun: Begun, outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut u32) {
+    match begun {
+        Begun::Done(sample) => outputs[index] = sample,
+        Begun::Contact(input) => {
+            problems[index] = input;
+            *waiting |= 1 << index;
+        }
+    }
 }
 
 /// An empty lane's contact problem.
 const NO_CONTACT: ContactInput = ContactInput { free_velocity_mps: 0.0, coupling_s_per_kg: 0.0, normal_force_n: 0.0, time_step_s: 0.0 };
 
 /// Solves the contacts of the voices waiting in `group` (together, or one alone), and
-/// finishes their samples into `outputs`, emptying the group.
+/// takes each voice on ([`record`]), emptying the group.
 #[inline]
-fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], inputs: &[ContactInput; CONTACT_LANES], outputs: &mut [f64; MAX_VOICES]) {
+fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], inputs: &[ContactInput; CONTACT_LANES], outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut u32) {
     if group[1].is_none() {
         // One contact alone is cheaper solved on its own.
         if let Some((index, voice)) = group[0].take() {
             let contact = voice.contact_mut().solve(&inputs[0]);
-            outputs[index] = voice.tick_end(contact);
+            record(index, voice.tick_end(contact), outputs, problems, waiting);
         }
         return;
     }
@@ -1230,7 +1254,7 @@ fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], 
     let contacts = FrictionContact::solve_lanes(&mut lanes, inputs);
     for (slot, contact) in group.iter_mut().zip(contacts) {
         if let Some((index, voice)) = slot.take() {
-            outputs[index] = voice.tick_end(contact);
+            record(index, voice.tick_end(contact), outputs, problems, waiting);
         }
     }
 }

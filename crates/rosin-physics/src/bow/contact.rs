@@ -231,7 +231,7 @@ impl FrictionContact {
         self.settle(input, out)
     }
 
-    /// [`FrictionContact::solve`] for up to four contacts (a lane without one is idle): the
+    /// [`FrictionContact::solve`] for up to eight contacts (a lane without one is idle): the
     /// elasto-plastic ones side by side in vector lanes
     /// ([`crate::friction::dupont_lanes`]), the others one by one. Every contact ends as
     /// `solve` would leave it, to the bit.

@@ -29,7 +29,7 @@ use crate::friction::refined::{BristleDamping, RefinedBristle, RefinedProblem};
 
 /// The most contact points across the bow.
 pub const MAX_CONTACT_POINTS: usize = 4;
-const _: () = assert!(MAX_CONTACT_POINTS == crate::friction::dupont_lanes::LANES, "one lane a point");
+const _: () = assert!(MAX_CONTACT_POINTS == crate::friction::dupont_lanes::POINT_LANES, "one lane a point");
 const MAX_UNKNOWNS: usize = 2 * MAX_CONTACT_POINTS;
 /// Newton steps of the coupled solve before the fallback.
 pub const MAX_NEWTON_STEPS: usize = 40;

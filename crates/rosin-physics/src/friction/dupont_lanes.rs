@@ -1,7 +1,8 @@
 //! willemsen2019's bow contact (eqs. 12-20, `MODELS.md` section 1) solved for [`LANES`]
-//! bows at once, one in each lane of a vector register: the same 2x2 Newton iteration as
+//! bows at once, one in each lane of two vector registers: the same 2x2 Newton iteration as
 //! [`BowContact::solve`], step for step, with the friction law evaluated for every lane in
-//! one pass.
+//! one pass. The finite-width bow's law ([`bristle_rates`]) takes the same code in one
+//! register, for its four points.
 //!
 //! **The same bits.** Each lane performs exactly the operations the scalar solve performs
 //! on its own bow, in the same order (no fused multiply-add, no reassociation), so each
@@ -15,14 +16,22 @@
 //!
 //! **Why.** The law's evaluation and Newton's bookkeeping are about 1,000 instructions a
 //! voice-sample of sixteen voices' 2,350, each a chain of short scalar operations
-//! (`docs/performance.md`). Four voices side by side share each instruction.
+//! (`docs/performance.md`). Four voices side by side share each instruction, and two
+//! registers of four give the core two chains to overlap where one register's chain kept
+//! it waiting (see `avx2::V`).
 
 use crate::friction::dupont::ElastoPlasticParams;
 use crate::friction::dupont_contact::{BowContact, ContactInput, ContactOutput};
 
-/// The bows solved together: four f64 lanes, one AVX2 register.
-pub const LANES: usize = 4;
+/// The bows solved together: eight f64 lanes, two AVX2 registers side by side (see
+/// `avx2::V`).
+pub const LANES: usize = 8;
 type Lanes = [f64; LANES];
+
+/// The points [`bristle_rates`] evaluates together (the finite-width bow's): four f64
+/// lanes, one AVX2 register.
+pub const POINT_LANES: usize = 4;
+type PointLanes = [f64; POINT_LANES];
 
 /// Each lane's sample and its bow's friction, as the scalar solve reads them.
 #[derive(Clone, Copy, Default)]
@@ -60,7 +69,7 @@ struct Outcome {
 }
 
 impl BowContact {
-    /// [`BowContact::solve`] for each of `contacts` with its `inputs`, four at a time:
+    /// [`BowContact::solve`] for each of `contacts` with its `inputs`, eight at a time:
     /// every contact ends in the state, and returns the output, that `solve` would give it,
     /// to the bit (see the module's header). A lane without a contact is idle (its output
     /// is the default).
@@ -133,7 +142,7 @@ fn solve_in_lanes(contacts: &mut [Option<&mut BowContact>; LANES], inputs: &[Con
 /// its partial derivatives by velocity and by deflection. `None` where the CPU has no AVX2
 /// (chosen as [`solve_in_lanes`]'s path is).
 #[multiversion::multiversion(targets("x86_64+avx2"))]
-pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, velocity_mps: &Lanes, deflection_m: &Lanes) -> Option<(Lanes, Lanes, Lanes)> {
+pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, velocity_mps: &PointLanes, deflection_m: &PointLanes) -> Option<(PointLanes, PointLanes, PointLanes)> {
     multiversion::target::match_target! {
         "x86_64+avx2" => Some(avx2::bristle_rates(params, normal_force_n, velocity_mps, deflection_m)),
         _ => {
@@ -144,136 +153,215 @@ pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v
 }
 
 /// The lanes on AVX2: `std::arch` intrinsics, each the IEEE operation the scalar code
-/// performs (`vaddpd` rounds as `addsd` does), on four lanes.
+/// performs (`vaddpd` rounds as `addsd` does), on four lanes a register.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
     use std::f64::consts::{FRAC_PI_2, LOG2_E, PI};
 
-    use super::{ElastoPlasticParams, Lanes, Outcome, Problems, LANES};
+    use super::{ElastoPlasticParams, Outcome, PointLanes, Problems, LANES, POINT_LANES};
     use crate::friction::dupont_contact::{DEFLECTION_TOLERANCE, MAX_ITERATIONS, MAX_STEP_HALVINGS, VELOCITY_TOLERANCE_MPS};
     use crate::friction::elementary::{E, LN2_HI, LN2_LO, P, Q};
 
-    type V = __m256d;
+    /// `K` AVX2 registers of four f64 lanes, each operation applied to every one of them:
+    /// `K` chains of the same work with no dependence between them, which the core
+    /// overlaps. The Newton iteration is a long chain of dependent operations (the law,
+    /// then the step, then the law again), so one register of four bows left most of the
+    /// core's units idle while each operation waited for the last: two registers, eight
+    /// bows, solve in about the time of one (`docs/performance.md`). Four registers were
+    /// slower again (sixteen bows wait for the slowest, and the registers run out).
+    #[derive(Clone, Copy)]
+    pub(super) struct V<const K: usize>([__m256d; K]);
+
+    /// `$f` applied to the registers of each argument in turn.
+    macro_rules! each {
+        ($f:ident, $($x:ident),*) => {
+            V(std::array::from_fn(|i| $f($($x.0[i]),*)))
+        };
+    }
 
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn splat(x: f64) -> V {
-        _mm256_set1_pd(x)
+    fn splat<const K: usize>(x: f64) -> V<K> {
+        V([_mm256_set1_pd(x); K])
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn load(x: &Lanes) -> V {
-        // SAFETY: `x` holds four f64; the load is unaligned.
-        unsafe { _mm256_loadu_pd(x.as_ptr()) }
+    fn load<const K: usize>(x: &[f64]) -> V<K> {
+        assert!(x.len() == 4 * K, "four lanes a register");
+        // SAFETY: `x` holds `4 K` f64 (checked); the loads are unaligned.
+        V(std::array::from_fn(|i| unsafe { _mm256_loadu_pd(x.as_ptr().add(4 * i)) }))
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn store(x: V) -> Lanes {
-        let mut out = [0.0; LANES];
-        // SAFETY: `out` holds four f64; the store is unaligned.
-        unsafe { _mm256_storeu_pd(out.as_mut_ptr(), x) };
+    fn store_into<const K: usize>(x: V<K>, out: &mut [f64]) {
+        assert!(out.len() == 4 * K, "four lanes a register");
+        for (i, register) in x.0.into_iter().enumerate() {
+            // SAFETY: `out` holds `4 K` f64 (checked); the store is unaligned.
+            unsafe { _mm256_storeu_pd(out.as_mut_ptr().add(4 * i), register) };
+        }
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store<const K: usize, const L: usize>(x: V<K>) -> [f64; L] {
+        let mut out = [0.0; L];
+        store_into(x, &mut out);
         out
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn add(a: V, b: V) -> V {
-        _mm256_add_pd(a, b)
+    fn add<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(_mm256_add_pd, a, b)
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn sub(a: V, b: V) -> V {
-        _mm256_sub_pd(a, b)
+    fn sub<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(_mm256_sub_pd, a, b)
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn mul(a: V, b: V) -> V {
-        _mm256_mul_pd(a, b)
+    fn mul<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(_mm256_mul_pd, a, b)
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn div(a: V, b: V) -> V {
-        _mm256_div_pd(a, b)
+    fn div<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(_mm256_div_pd, a, b)
     }
     /// `-a`: the sign bit flipped, as scalar negation does.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn neg(a: V) -> V {
-        _mm256_xor_pd(a, splat(-0.0))
+    fn neg<const K: usize>(a: V<K>) -> V<K> {
+        let sign: V<K> = splat(-0.0);
+        each!(_mm256_xor_pd, a, sign)
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn abs(a: V) -> V {
-        _mm256_andnot_pd(splat(-0.0), a)
+    fn abs<const K: usize>(a: V<K>) -> V<K> {
+        let sign: V<K> = splat(-0.0);
+        each!(_mm256_andnot_pd, sign, a)
     }
     /// Comparisons: a lane of all ones where true, false on NaN (as the scalar `<`, `<=`
     /// and `>=` are).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn lt(a: V, b: V) -> V {
+    fn lt<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(lt_one, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn le<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(le_one, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn ge<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(ge_one, a, b)
+    }
+    /// Not `a <= b`: true where `a > b` and on NaN.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn not_le<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(not_le_one, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lt_one(a: __m256d, b: __m256d) -> __m256d {
         _mm256_cmp_pd::<_CMP_LT_OQ>(a, b)
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn le(a: V, b: V) -> V {
+    fn le_one(a: __m256d, b: __m256d) -> __m256d {
         _mm256_cmp_pd::<_CMP_LE_OQ>(a, b)
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn ge(a: V, b: V) -> V {
+    fn ge_one(a: __m256d, b: __m256d) -> __m256d {
         _mm256_cmp_pd::<_CMP_GE_OQ>(a, b)
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn and(a: V, b: V) -> V {
-        _mm256_and_pd(a, b)
+    fn not_le_one(a: __m256d, b: __m256d) -> __m256d {
+        _mm256_cmp_pd::<_CMP_NLE_UQ>(a, b)
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn or(a: V, b: V) -> V {
-        _mm256_or_pd(a, b)
+    fn and<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(_mm256_and_pd, a, b)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn or<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(_mm256_or_pd, a, b)
     }
     /// `a and not b`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn and_not(a: V, b: V) -> V {
-        _mm256_andnot_pd(b, a)
+    fn and_not<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
+        each!(_mm256_andnot_pd, b, a)
     }
     /// `if mask { a } else { b }`, lane by lane.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn select(mask: V, a: V, b: V) -> V {
-        _mm256_blendv_pd(b, a, mask)
+    fn select<const K: usize>(mask: V<K>, a: V<K>, b: V<K>) -> V<K> {
+        each!(_mm256_blendv_pd, b, a, mask)
     }
-    /// The lanes set in `mask`, one bit each.
+    /// The lanes set in `mask`, one bit each, lane `l` at bit `l`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn bits(mask: V) -> i32 {
-        _mm256_movemask_pd(mask)
+    fn bits<const K: usize>(mask: V<K>) -> i32 {
+        mask.0.into_iter().enumerate().fold(0, |bits, (i, register)| bits | _mm256_movemask_pd(register) << (4 * i))
+    }
+    /// Every lane's bit set, as [`bits`] gives them.
+    const fn every<const K: usize>() -> i32 {
+        (1 << (4 * K)) - 1
     }
     /// `a.is_finite()`: `|a| < inf`, false on NaN.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn finite(a: V) -> V {
+    fn finite<const K: usize>(a: V<K>) -> V<K> {
         lt(abs(a), splat(f64::INFINITY))
     }
     /// Every lane false.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn none() -> V {
-        _mm256_setzero_pd()
+    fn none<const K: usize>() -> V<K> {
+        V([_mm256_setzero_pd(); K])
     }
     /// Every lane true.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn all() -> V {
-        _mm256_castsi256_pd(_mm256_set1_epi64x(-1))
+    fn all<const K: usize>() -> V<K> {
+        V([_mm256_castsi256_pd(_mm256_set1_epi64x(-1)); K])
     }
     /// `!mask`, lane by lane.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn not(mask: V) -> V {
-        _mm256_xor_pd(mask, all())
+    fn not<const K: usize>(mask: V<K>) -> V<K> {
+        let every: V<K> = all();
+        each!(_mm256_xor_pd, mask, every)
+    }
+    /// Rounded towards zero (exact).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn trunc<const K: usize>(a: V<K>) -> V<K> {
+        each!(trunc_one, a)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn trunc_one(a: __m256d) -> __m256d {
+        _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(a)
+    }
+    /// Each lane's low 12 bits shifted into the exponent's place.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn into_exponent<const K: usize>(a: V<K>) -> V<K> {
+        each!(into_exponent_one, a)
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn into_exponent_one(a: __m256d) -> __m256d {
+        _mm256_castsi256_pd(_mm256_slli_epi64::<52>(_mm256_castpd_si256(a)))
     }
 
     /// `exp_at_most_zero`, lane by lane to the bit: its integer cast is `trunc` (the same
@@ -282,13 +370,13 @@ mod avx2 {
     /// `-1022 <= k <= 0` it reaches).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn exp_at_most_zero(y: V) -> V {
+    fn exp_at_most_zero<const K: usize>(y: V<K>) -> V<K> {
         let t = mul(y, splat(LOG2_E));
         let magnitude = abs(t);
-        let whole = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(magnitude);
+        let whole = trunc(magnitude);
         let rounded = select(ge(sub(magnitude, whole), splat(0.5)), add(whole, splat(1.0)), whole);
         // copysign(rounded, t)
-        let k = or(abs(rounded), _mm256_and_pd(t, splat(-0.0)));
+        let k = or(abs(rounded), and(t, splat(-0.0)));
         let r = sub(sub(y, mul(k, splat(LN2_HI))), mul(k, splat(LN2_LO)));
         let mut acc = splat(E[0]);
         for &c in &E[1..] {
@@ -296,26 +384,29 @@ mod avx2 {
         }
         let series = add(splat(1.0), mul(r, acc));
         let biased = add(add(k, splat(1023.0)), splat(4_503_599_627_370_496.0));
-        let scale = _mm256_castsi256_pd(_mm256_slli_epi64::<52>(_mm256_castpd_si256(biased)));
+        let scale = into_exponent(biased);
         let out = select(lt(y, splat(-708.0)), none(), mul(series, scale));
         // Above zero (or NaN) the scalar takes libm's: never for `-x^2` but a NaN.
-        let outside = _mm256_cmp_pd::<_CMP_NLE_UQ>(y, none());
+        let outside = not_le(y, none());
         if bits(outside) == 0 {
             return out;
         }
-        let (y, mut out) = (store(y), store(out));
-        for l in 0..LANES {
-            if !(y[l] <= 0.0) {
-                out[l] = y[l].exp();
+        let (mut y_lanes, mut out_lanes) = ([0.0; LANES], [0.0; LANES]);
+        let (y_lanes, out_lanes) = (&mut y_lanes[..4 * K], &mut out_lanes[..4 * K]);
+        store_into(y, y_lanes);
+        store_into(out, out_lanes);
+        for (y, out) in y_lanes.iter().zip(out_lanes.iter_mut()) {
+            if !(*y <= 0.0) {
+                *out = y.exp();
             }
         }
-        load(&out)
+        load(out_lanes)
     }
 
     /// `sin_cos_within_quarter_turn`, lane by lane to the bit, for the lanes in `needed`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn sin_cos_within_quarter_turn(x: V, needed: V) -> (V, V) {
+    fn sin_cos_within_quarter_turn<const K: usize>(x: V<K>, needed: V<K>) -> (V<K>, V<K>) {
         let y = mul(x, x);
         let mut p = splat(P[0]);
         for &c in &P[1..] {
@@ -331,40 +422,45 @@ mod avx2 {
         if bits(outside) == 0 {
             return (sin, cos);
         }
-        let (x, mut sin, mut cos, outside) = (store(x), store(sin), store(cos), bits(outside));
-        for l in 0..LANES {
+        let outside = bits(outside);
+        let mut lanes = [[0.0; LANES]; 3];
+        let [x_lanes, sin_lanes, cos_lanes] = lanes.each_mut().map(|lanes| &mut lanes[..4 * K]);
+        store_into(x, x_lanes);
+        store_into(sin, sin_lanes);
+        store_into(cos, cos_lanes);
+        for l in 0..4 * K {
             if outside & (1 << l) != 0 {
-                (sin[l], cos[l]) = x[l].sin_cos();
+                (sin_lanes[l], cos_lanes[l]) = x_lanes[l].sin_cos();
             }
         }
-        (load(&sin), load(&cos))
+        (load(sin_lanes), load(cos_lanes))
     }
 
     /// The problems' terms, loaded.
     #[derive(Clone, Copy)]
-    struct Terms {
-        free_velocity: V,
-        coupling: V,
-        two_over_k: V,
-        deflection_prev: V,
-        rate_prev: V,
-        deflection_tolerance: V,
-        stiffness: V,
-        damping: V,
-        viscous: V,
-        noise_force: V,
-        law: Law,
+    struct Terms<const K: usize> {
+        free_velocity: V<K>,
+        coupling: V<K>,
+        two_over_k: V<K>,
+        deflection_prev: V<K>,
+        rate_prev: V<K>,
+        deflection_tolerance: V<K>,
+        stiffness: V<K>,
+        damping: V<K>,
+        viscous: V<K>,
+        noise_force: V<K>,
+        law: Law<K>,
     }
 
     /// The adhesion map's terms for one normal force: `z_ba`, `fC / s0`, `(fS - fC) / s0`,
     /// `vS` and `vS^2`.
     #[derive(Clone, Copy)]
-    struct Law {
-        break_away: V,
-        coulomb_deflection: V,
-        spread: V,
-        stribeck: V,
-        stribeck_squared: V,
+    struct Law<const K: usize> {
+        break_away: V<K>,
+        coulomb_deflection: V<K>,
+        spread: V<K>,
+        stribeck: V<K>,
+        stribeck_squared: V<K>,
     }
 
     /// `ElastoPlasticParams::bristle_rate` for every lane: the rate and its partial
@@ -376,9 +472,9 @@ mod avx2 {
     /// keeps the point bow's Newton as it was before the ribbon bow shared this.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn law_rate<const CALLER: u8>(law: &Law, v: V, z: V, z_abs: V) -> Option<(V, V, V)> {
+    fn law_rate<const CALLER: u8, const K: usize>(law: &Law<K>, v: V<K>, z: V<K>, z_abs: V<K>) -> Option<(V<K>, V<K>, V<K>)> {
         let elastic = or(le(mul(v, z), none()), le(z_abs, law.break_away));
-        if bits(elastic) == 0b1111 {
+        if bits(elastic) == every::<K>() {
             return None;
         }
         let x = div(v, law.stribeck);
@@ -405,7 +501,7 @@ mod avx2 {
     /// [`law_rate`] for one law and normal force shared by the lanes (the finite-width
     /// bow's points), its terms worked out by the scalar law's expressions.
     #[target_feature(enable = "avx2")]
-    pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v: &Lanes, z: &Lanes) -> (Lanes, Lanes, Lanes) {
+    pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v: &PointLanes, z: &PointLanes) -> (PointLanes, PointLanes, PointLanes) {
         let s0 = params.bristle_stiffness_n_per_m;
         let vs = params.stribeck_velocity_mps;
         let law = Law {
@@ -415,10 +511,10 @@ mod avx2 {
             stribeck: splat(vs),
             stribeck_squared: splat(vs * vs),
         };
-        let (v, z) = (load(v), load(z));
-        match law_rate::<1>(&law, v, z, abs(z)) {
+        let (v, z): (V<1>, V<1>) = (load(v), load(z));
+        match law_rate::<1, 1>(&law, v, z, abs(z)) {
             Some((rate, d_velocity, d_deflection)) => (store(rate), store(d_velocity), store(d_deflection)),
-            None => (store(v), [1.0; LANES], [0.0; LANES]),
+            None => (store(v), [1.0; POINT_LANES], [0.0; POINT_LANES]),
         }
     }
 
@@ -426,19 +522,19 @@ mod avx2 {
     /// every zone evaluated and each lane keeping its own; then the force and the two
     /// residuals (the scalar solve's `residuals`).
     #[derive(Clone, Copy)]
-    struct Evaluation {
-        g1: V,
-        g2: V,
-        rate: V,
-        d_velocity: V,
-        d_deflection: V,
-        force: V,
+    struct Evaluation<const K: usize> {
+        g1: V<K>,
+        g2: V<K>,
+        rate: V<K>,
+        d_velocity: V<K>,
+        d_deflection: V<K>,
+        force: V<K>,
     }
 
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn evaluate(p: &Terms, v: V, z: V) -> Evaluation {
-        let Some((rate, d_velocity, d_deflection)) = law_rate::<0>(&p.law, v, z, abs(z)) else {
+    fn evaluate<const K: usize>(p: &Terms<K>, v: V<K>, z: V<K>) -> Evaluation<K> {
+        let Some((rate, d_velocity, d_deflection)) = law_rate::<0, K>(&p.law, v, z, abs(z)) else {
             // Every lane elastic: the law's rate is the velocity itself.
             let force = add(add(add(mul(p.stiffness, z), mul(p.damping, v)), mul(p.viscous, v)), p.noise_force);
             let g1 = add(sub(v, p.free_velocity), mul(p.coupling, force));
@@ -454,10 +550,13 @@ mod avx2 {
     /// `(a / b)^2`, as `powi(2)` computes it.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn squared_ratio(a: V, b: V) -> V {
+    fn squared_ratio<const K: usize>(a: V<K>, b: V<K>) -> V<K> {
         let x = div(a, b);
         mul(x, x)
     }
+
+    /// The registers of [`LANES`] bows.
+    const REGISTERS: usize = LANES / 4;
 
     /// The scalar solve's Newton iteration for every lane in `active`, in lockstep.
     #[target_feature(enable = "avx2")]
@@ -468,7 +567,7 @@ mod avx2 {
         let coulomb = load(&problems.coulomb);
         let stat = load(&problems.static_coefficient);
         let stribeck = load(&problems.stribeck_mps);
-        let p = Terms {
+        let p: Terms<REGISTERS> = Terms {
             free_velocity: load(&problems.free_velocity_mps),
             coupling: load(&problems.coupling_s_per_kg),
             two_over_k: div(splat(2.0), load(&problems.time_step_s)),
@@ -578,6 +677,7 @@ mod avx2 {
     mod tests {
         use super::*;
         use crate::friction::elementary;
+        use crate::friction::dupont_lanes::Lanes;
 
         /// The lanes' `exp` and `sin`/`cos` give the scalar functions' bits on their
         /// ranges, at and past their ends, and on infinities and NaN.
@@ -593,7 +693,7 @@ mod avx2 {
             }
             let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
             for chunk in values.chunks(LANES) {
-                let mut x = [0.0; LANES];
+                let mut x: Lanes = [0.0; LANES];
                 x[..chunk.len()].copy_from_slice(chunk);
                 // SAFETY: AVX2 is present (checked above).
                 let (exp, sin, cos) = unsafe { lanes(&x) };
@@ -605,9 +705,11 @@ mod avx2 {
             }
         }
 
+        /// In the registers of [`newton`] (the finite-width bow's single register takes the
+        /// same code, generic in the number of registers).
         #[target_feature(enable = "avx2")]
         unsafe fn lanes(x: &Lanes) -> (Lanes, Lanes, Lanes) {
-            let v = load(x);
+            let v: V<REGISTERS> = load(x);
             let (sin, cos) = sin_cos_within_quarter_turn(v, all());
             (store(exp_at_most_zero(v)), store(sin), store(cos))
         }
@@ -623,7 +725,7 @@ mod tests {
         a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
     }
 
-    /// Four contacts solved in lanes and the same four solved one by one, sample after
+    /// Eight contacts solved in lanes and the same eight solved one by one, sample after
     /// sample, end every sample with the same outputs, states and statistics to the bit:
     /// ordinary bowing (a slowly turning free velocity, so the bristles stick and slip),
     /// extreme friction, steps from 1 ms to 0.6 us, and inputs no law can take (NaN,
@@ -641,10 +743,10 @@ mod tests {
                 friction.bristle_stiffness_n_per_m *= 0.2 + 5.0 * unit();
                 friction.noise_per_normal_force = 0.05 * unit();
                 if extreme {
-                    friction.static_coefficient = [0.1, 0.8, 1.5, 1.0][l];
-                    friction.coulomb_coefficient = [0.05f64, 0.3, 1.0, 0.2][l].min(friction.static_coefficient);
-                    friction.bristle_stiffness_n_per_m = [1e3, 1e5, 1e6, 1e7][l];
-                    friction.stribeck_velocity_mps = [0.01, 0.1, 1.0, 0.05][l];
+                    friction.static_coefficient = [0.1, 0.8, 1.5, 1.0, 0.4, 2.0, 0.9, 1.2][l];
+                    friction.coulomb_coefficient = [0.05f64, 0.3, 1.0, 0.2, 0.35, 0.1, 0.9, 0.6][l].min(friction.static_coefficient);
+                    friction.bristle_stiffness_n_per_m = [1e3, 1e5, 1e6, 1e7, 3e4, 3e6, 2e2, 5e7][l];
+                    friction.stribeck_velocity_mps = [0.01, 0.1, 1.0, 0.05, 0.003, 0.3, 2.0, 0.02][l];
                 }
             }
             let mut scalar: Vec<BowContact> = (0..LANES).map(|l| BowContact::new(frictions[l], case * 10 + l as u64)).collect();
@@ -679,8 +781,8 @@ mod tests {
                     }
                 }
                 let expected: Vec<ContactOutput> = scalar.iter_mut().zip(&inputs).map(|(c, i)| c.solve(i)).collect();
-                let [a, b, c, d] = &mut lanes[..] else { unreachable!() };
-                let got = BowContact::solve_lanes(&mut [Some(a), Some(b), Some(c), Some(d)], &inputs);
+                let mut each = lanes.iter_mut();
+                let got = BowContact::solve_lanes(&mut std::array::from_fn(|_| each.next()), &inputs);
                 for l in 0..LANES {
                     let (e, g) = (expected[l], got[l]);
                     let context = format!("case {case}, sample {n}, lane {l}: {g:?} against {e:?} from {:?}", inputs[l]);
@@ -714,7 +816,7 @@ mod tests {
     #[test]
     fn bristle_rates_give_the_scalar_bits() {
         if !crate::cpu_has_avx2() {
-            assert!(bristle_rates(&ElastoPlasticParams::matusiak2025(), 1.0, &[0.0; LANES], &[0.0; LANES]).is_none());
+            assert!(bristle_rates(&ElastoPlasticParams::matusiak2025(), 1.0, &[0.0; POINT_LANES], &[0.0; POINT_LANES]).is_none());
             return;
         }
         let mut unit = crate::test_uniform(0x9E37_79B9_7F4A_7C15);
@@ -729,8 +831,8 @@ mod tests {
             let normal_force_n = if extreme { 10f64.powf(6.0 * unit() - 3.0) } else { 0.05 + 2.0 * unit() };
             // Deflections around the break-away and steady deflections, so every zone is met.
             let steady = friction.static_coefficient * normal_force_n / friction.bristle_stiffness_n_per_m;
-            let (mut v, mut z) = ([0.0; LANES], [0.0; LANES]);
-            for l in 0..LANES {
+            let (mut v, mut z) = ([0.0; POINT_LANES], [0.0; POINT_LANES]);
+            for l in 0..POINT_LANES {
                 v[l] = (2.0 * unit() - 1.0) * [0.001, 0.05, 0.5, 5.0][l];
                 z[l] = (2.0 * unit() - 1.0) * 1.5 * steady;
                 match (unit() * 200.0) as u32 {
@@ -741,7 +843,7 @@ mod tests {
                 }
             }
             let (rate, d_velocity, d_deflection) = bristle_rates(&friction, normal_force_n, &v, &z).unwrap();
-            for l in 0..LANES {
+            for l in 0..POINT_LANES {
                 let e = friction.bristle_rate(normal_force_n, v[l], z[l]);
                 let context = format!("case {case}, lane {l}: v {} z {} fN {normal_force_n}: {e:?}", v[l], z[l]);
                 assert!(same(e.rate_mps, rate[l]), "{context}: rate {}", rate[l]);
