@@ -43,6 +43,7 @@ struct Problems {
     deflection_prev_m: Lanes,
     rate_prev_mps: Lanes,
     start_velocity_mps: Lanes,
+    start_deflection_m: Lanes,
     /// The sample's noise `w`, in `[-1, 1]`.
     noise: Lanes,
     stiffness: Lanes,
@@ -102,7 +103,7 @@ fn solve_in_lanes(contacts: &mut [Option<&mut BowContact>; LANES], inputs: &[Con
         problems.normal_force_n[l] = input.normal_force_n;
         problems.deflection_prev_m[l] = contact.deflection_m();
         problems.rate_prev_mps[l] = contact.rate_mps();
-        problems.start_velocity_mps[l] = contact.velocity_mps();
+        (problems.start_velocity_mps[l], problems.start_deflection_m[l]) = contact.warm_start(input, problems.noise[l]);
         problems.stiffness[l] = p.bristle_stiffness_n_per_m;
         problems.damping[l] = p.bristle_damping_kg_per_s;
         problems.viscous[l] = p.viscous_damping_kg_per_s;
@@ -588,7 +589,7 @@ mod avx2 {
         };
         let mut going = load(&active.map(|a| if a { f64::from_bits(u64::MAX) } else { 0.0 }));
         let mut v = load(&problems.start_velocity_mps);
-        let mut z = p.deflection_prev;
+        let mut z = load(&problems.start_deflection_m);
         let mut e = evaluate(&p, v, z);
         let mut accepted = none();
         let (mut accepted_rate, mut accepted_force) = (none(), none());
@@ -618,8 +619,15 @@ mod avx2 {
             let small = and(lt(abs(dv), splat(VELOCITY_TOLERANCE_MPS)), lt(abs(dz), p.deflection_tolerance));
             let accept = and(going, and(solved, small));
             accepted = or(accepted, accept);
-            accepted_rate = select(accept, e.rate, accepted_rate);
-            accepted_force = select(accept, e.force, accepted_force);
+            // `dupont_contact::accept_step`: the step below tolerance taken, the rate
+            // carried along the law's partials, and the force there.
+            let (stepped_v, stepped_z) = (sub(v, dv), sub(z, dz));
+            let stepped_rate = sub(e.rate, add(mul(e.d_velocity, dv), mul(e.d_deflection, dz)));
+            let stepped_force = add(add(add(mul(p.stiffness, stepped_z), mul(p.damping, stepped_rate)), mul(p.viscous, stepped_v)), p.noise_force);
+            accepted_rate = select(accept, stepped_rate, accepted_rate);
+            accepted_force = select(accept, stepped_force, accepted_force);
+            v = select(accept, stepped_v, v);
+            z = select(accept, stepped_z, z);
             // A singular lane stops without an answer (the fallback takes over).
             going = and_not(and(going, solved), small);
             let velocity_scale = mul(j11, splat(VELOCITY_TOLERANCE_MPS));

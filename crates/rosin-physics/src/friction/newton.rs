@@ -71,6 +71,19 @@ impl IterationStats {
     pub fn max(&self) -> Option<usize> {
         self.histogram.iter().rposition(|&c| c > 0)
     }
+
+    /// The mean number of iterations, or `None` when nothing was solved.
+    pub fn mean(&self) -> Option<f64> {
+        let total = self.solves();
+        let sum: u64 = self.histogram.iter().enumerate().map(|(iterations, &count)| iterations as u64 * count).sum();
+        (total > 0).then(|| sum as f64 / total as f64)
+    }
+
+    /// The fraction of solves that took at most `iterations` (0 when nothing was solved).
+    pub fn fraction_within(&self, iterations: usize) -> f64 {
+        let within: u64 = self.histogram.iter().take(iterations + 1).sum();
+        within as f64 / self.solves().max(1) as f64
+    }
 }
 
 /// Solves `a x = b` for the leading `n x n` block of `a` by Gaussian elimination with
@@ -134,13 +147,19 @@ mod tests {
     }
 
     #[test]
-    fn median_of_histogram() {
+    fn median_mean_and_shares_of_a_histogram() {
         let mut s = IterationStats::default();
         for i in [2, 3, 3, 4, 9] {
             s.record(i);
         }
         assert_eq!(s.median(), Some(3));
         assert_eq!(s.max(), Some(9));
+        assert_eq!(s.mean(), Some(21.0 / 5.0));
+        assert_eq!(s.fraction_within(3), 0.6);
+        assert_eq!(s.fraction_within(1), 0.0);
+        assert_eq!(s.fraction_within(100), 1.0);
+        assert_eq!(IterationStats::default().mean(), None);
+        assert_eq!(IterationStats::default().fraction_within(3), 0.0);
     }
 
     #[test]
