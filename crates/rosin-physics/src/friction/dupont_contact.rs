@@ -46,11 +46,12 @@ pub const MAX_STEP_HALVINGS: usize = 4;
 /// evaluation of the law: the point `(v - dv, z - dz)` and the bristle rate there by the
 /// law's partials at `(v, z)`, `r - (dr/dv dv + dr/dz dz)`. That point and rate meet the
 /// trapezoid rule (`g2`) exactly in Newton's linear model, and the law to second order in
-/// the step (about `1e-14` m/s), where `(v, z)` itself is off by up to the step (up to
-/// `1e-7` m/s). Accepting `(v, z)` as it stood, the answers sat as far from the root as the
-/// start let them: a start a step away from it, as [`BowContact::warm_start`] gives, ends
-/// one step short, and the friction drum's irregular bowed note (`tests/drum_physics.rs`)
-/// settled 2.6 dB quieter than with a tolerance a thousand times tighter.
+/// the step (solved from two starts, the answers agree within 6e-14 m/s), where `(v, z)`
+/// itself is off by up to the step (up to `1e-7` m/s). Accepting `(v, z)` as it stood, the
+/// answers sat as far from the root as the start let them: a start a step away from it,
+/// as [`BowContact::warm_start`] gives, ends one step short, and the friction drum's
+/// irregular bowed note (`tests/drum_physics.rs`) settled 2.6 dB quieter than with a
+/// tolerance a thousand times tighter.
 #[inline(always)]
 pub(crate) fn accept_step(v: f64, z: f64, dv: f64, dz: f64, r: &BristleRate) -> (f64, f64, f64) {
     (v - dv, z - dz, r.rate_mps - (r.d_rate_d_velocity * dv + r.d_rate_d_deflection * dz))
