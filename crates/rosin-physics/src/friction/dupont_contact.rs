@@ -125,7 +125,8 @@ impl BowContact {
         self.rate_mps
     }
 
-    /// The relative velocity at the last sample (m/s): the next solve's starting point.
+    /// The relative velocity at the last sample (m/s), from which the next solve's start is
+    /// worked out (`warm_start`).
     pub fn velocity_mps(&self) -> f64 {
         self.velocity_mps
     }

@@ -537,15 +537,23 @@ mod avx2 {
     fn evaluate<const K: usize>(p: &Terms<K>, v: V<K>, z: V<K>) -> Evaluation<K> {
         let Some((rate, d_velocity, d_deflection)) = law_rate::<0, K>(&p.law, v, z, abs(z)) else {
             // Every lane elastic: the law's rate is the velocity itself.
-            let force = add(add(add(mul(p.stiffness, z), mul(p.damping, v)), mul(p.viscous, v)), p.noise_force);
+            let force = force(p, v, z, v);
             let g1 = add(sub(v, p.free_velocity), mul(p.coupling, force));
             let g2 = add(sub(v, mul(p.two_over_k, sub(z, p.deflection_prev))), p.rate_prev);
             return Evaluation { g1, g2, rate: v, d_velocity: splat(1.0), d_deflection: none(), force };
         };
-        let force = add(add(add(mul(p.stiffness, z), mul(p.damping, rate)), mul(p.viscous, v)), p.noise_force);
+        let force = force(p, v, z, rate);
         let g1 = add(sub(v, p.free_velocity), mul(p.coupling, force));
         let g2 = add(sub(rate, mul(p.two_over_k, sub(z, p.deflection_prev))), p.rate_prev);
         Evaluation { g1, g2, rate, d_velocity, d_deflection, force }
+    }
+
+    /// The friction force at `(v, z)` with the bristle's `rate` (`ElastoPlasticParams::force_n`,
+    /// in its order).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn force<const K: usize>(p: &Terms<K>, v: V<K>, z: V<K>, rate: V<K>) -> V<K> {
+        add(add(add(mul(p.stiffness, z), mul(p.damping, rate)), mul(p.viscous, v)), p.noise_force)
     }
 
     /// `(a / b)^2`, as `powi(2)` computes it.
@@ -623,7 +631,7 @@ mod avx2 {
             // carried along the law's partials, and the force there.
             let (stepped_v, stepped_z) = (sub(v, dv), sub(z, dz));
             let stepped_rate = sub(e.rate, add(mul(e.d_velocity, dv), mul(e.d_deflection, dz)));
-            let stepped_force = add(add(add(mul(p.stiffness, stepped_z), mul(p.damping, stepped_rate)), mul(p.viscous, stepped_v)), p.noise_force);
+            let stepped_force = force(&p, stepped_v, stepped_z, stepped_rate);
             accepted_rate = select(accept, stepped_rate, accepted_rate);
             accepted_force = select(accept, stepped_force, accepted_force);
             v = select(accept, stepped_v, v);
