@@ -288,12 +288,15 @@ fn the_refined_law_plays_within_its_budget() {
 #[test]
 fn the_bows_newton_starts_near_its_answer() {
     // `BowContact::warm_start` (issue 16): Newton starts from the bristle carried on at its
-    // last rate and the velocity the string reaches under the friction force there, so that
-    // most samples take one step and its check (two passes) and almost none four, and a
-    // group of eight voices in the lanes, which steps until its slowest is done, rarely
-    // takes a fourth pass. Starting from the last sample's point as it stands, this phrase
-    // took two passes in 34 % of its samples and four or more in 5 % (mean 2.71 against
-    // 2.35).
+    // last rate and the velocity the string reaches under the friction force there, and
+    // stops at a step below 1e-5 m/s, which it takes (`accept_step`), so that almost every
+    // sample takes one step and its check (two passes) and a group of eight voices in the
+    // lanes, which steps until its slowest is done, mostly stops there too. This phrase
+    // takes two passes in 96 % of its samples and four or more in 0.04 % (mean 2.03).
+    // Starting from the last sample's point as it stands, with the tolerance at 1e-7, it
+    // took two in 34 % and four or more in 5 % (mean 2.71); from this start with that
+    // tolerance, 66 % and 0.17 % (mean 2.35). `tests/bowing.rs` checks that the answers
+    // stay on the root.
     use common::listen::{chord, melody, two_octave_scale};
     let mut phrase = melody(&two_octave_scale(43)[..8], 0.3, 0.03, 0.8, 0.0, RATE);
     let keys: Vec<u8> = (48..=78).step_by(2).collect();
@@ -307,7 +310,7 @@ fn the_bows_newton_starts_near_its_answer() {
     let (two, four) = (stats.fraction_within(2), 1.0 - stats.fraction_within(3));
     println!("{} solves: {:.1} % in two passes, {:.2} % in four or more, mean {:.3}, {} fallbacks", stats.solves(), 100.0 * two, 100.0 * four, stats.mean().unwrap_or(0.0), stats.fallbacks);
     assert!(stats.solves() > 500_000);
-    assert!(two > 0.55, "{:.1} % of the samples in two passes", 100.0 * two);
-    assert!(four < 0.01, "{:.2} % of the samples in four passes or more", 100.0 * four);
+    assert!(two > 0.9, "{:.1} % of the samples in two passes", 100.0 * two);
+    assert!(four < 0.002, "{:.2} % of the samples in four passes or more", 100.0 * four);
     assert_eq!(stats.fallbacks, 0);
 }

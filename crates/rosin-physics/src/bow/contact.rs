@@ -179,6 +179,13 @@ impl FrictionContact {
         }
     }
 
+    /// The elasto-plastic model's state (its `friction` as of its last solve), for tests
+    /// that solve a sample again from it.
+    #[doc(hidden)]
+    pub fn elasto_plastic(&self) -> &BowContact {
+        &self.elasto_plastic
+    }
+
     /// Newton statistics of every model that iterates.
     pub fn stats(&self) -> IterationStats {
         let mut stats = self.elasto_plastic.stats.clone();
