@@ -229,6 +229,8 @@ pub struct StringVoice {
     /// The pitch offset of the last sample, vibrato included (semitones from the open key,
     /// before the finger control).
     last_offset_st: f64,
+    /// [`StringVoice::next_pitch`]'s last split, for its inputs.
+    pitch_split: Option<PitchSplit>,
     /// The string's wave impedance `Z = rho A c`: the bridge force over it is a velocity.
     impedance_kg_per_s: f64,
     design: NoteStringDesign,
@@ -355,6 +357,7 @@ impl StringVoice {
             vibrato: SineRotor::default(),
             pitch_ratio: 1.0,
             last_offset_st: 0.0,
+            pitch_split: None,
             impedance_kg_per_s: NoteStringDesign::default().impedance_kg_per_s,
             design: NoteStringDesign::default(),
             keep_alive: false,
@@ -1100,14 +1103,23 @@ impl StringVoice {
             semitones += depth * self.vibrato.advance();
         }
         self.last_offset_st = semitones;
+        // Most samples split the same pitch as the one before (no control moving): the same
+        // answer, with no division.
+        if let Some(last) = self.pitch_split {
+            if last.finger_control == finger_control && last.semitones == semitones && last.intervals == intervals {
+                return (last.finger_fraction, last.speed_ratio);
+            }
+        }
         // The finger control stops the string on its own; the pitch offsets act on top.
         let ratio = semitones_to_ratio(semitones) / (1.0 - finger_control);
         self.pitch_ratio = 1.0 / (1.0 - finger_control);
-        if ratio >= 1.0 {
+        let (finger_fraction, speed_ratio) = if ratio >= 1.0 {
             ((1.0 - 1.0 / ratio).min(max_stop_fraction(intervals)).max(0.0), 1.0)
         } else {
             (0.0, ratio.max(MIN_WAVE_SPEED_RATIO))
-        }
+        };
+        self.pitch_split = Some(PitchSplit { finger_control, semitones, intervals, finger_fraction, speed_ratio });
+        (finger_fraction, speed_ratio)
     }
 
     fn is_sane(&self) -> bool {
@@ -1159,6 +1171,18 @@ impl StringVoice {
         self.dc_blocker.reset();
         self.last_output = 0.0;
     }
+}
+
+/// A pitch split into a stopping finger and a wave-speed ratio ([`StringVoice::next_pitch`]),
+/// with what it was split from: the finger control, the offset in semitones, the grid's
+/// intervals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PitchSplit {
+    finger_control: f64,
+    semitones: f64,
+    intervals: f64,
+    finger_fraction: f64,
+    speed_ratio: f64,
 }
 
 /// The furthest along the string a finger may stop it: [`MIN_STOPPED_INTERVALS`] must

@@ -35,10 +35,24 @@ pub struct BowedString {
     bow_drifting: bool,
     /// `sum(w^2)` over the bow stencil's moving nodes.
     bow_weight_energy: f64,
+    /// What the bow was last put at its place for, once there (not drifting).
+    placed_for: Option<Placement>,
     last_contact: ContactOutput,
     finger_position_m: Option<f64>,
     /// Where a sympathetic drive enters: [`DRIVE_INTERVALS_FROM_BRIDGE`] from the bridge.
     drive_point: CubicPoint,
+}
+
+/// What decides where [`BowedString::place_bow`] puts the bow: asked the same again, with
+/// the bow at its place, it leaves the bow where it is. Most samples ask the same as the one
+/// before (a control that is not moving), and working the place out again cost about 50
+/// instructions a voice-sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Placement {
+    bow_position: f64,
+    finger: Option<(usize, f64)>,
+    length_m: f64,
+    spacing_m: f64,
 }
 
 /// How fast the bow's point on the string may follow the place it is asked for when that
@@ -65,6 +79,7 @@ impl BowedString {
             bow_point_m: f64::NAN,
             bow_drifting: false,
             bow_weight_energy: 0.0,
+            placed_for: None,
             last_contact: ContactOutput::default(),
             finger_position_m: None,
             drive_point: Self::drive_point_for(&grid),
@@ -72,6 +87,7 @@ impl BowedString {
         bowed.place_bow(0.1, true);
         // Weights for a valid stencil; the first tick puts the bow where it is asked, at once.
         bowed.bow_point_m = f64::NAN;
+        bowed.placed_for = None;
         bowed
     }
 
@@ -87,6 +103,7 @@ impl BowedString {
         // Weights for a valid stencil; the first tick puts the bow where it is asked, at once.
         self.bow_point_m = f64::NAN;
         self.bow_drifting = false;
+        self.placed_for = None;
     }
 
     fn drive_point_for(grid: &SchemeGrid) -> CubicPoint {
@@ -110,8 +127,18 @@ impl BowedString {
     /// [`MAX_BOW_DRIFT_MPS`]; one that moves less (a gliding finger, a vibrato, the control's
     /// ramp) is followed exactly. A new note's first placement is at once. `moved_finger`:
     /// the finger changed, so the stencil's free nodes may have.
+    #[inline(always)]
     fn place_bow(&mut self, bow_position: f64, moved_finger: bool) {
-        let target = self.bow_point_m_for(bow_position);
+        let placement = Placement { bow_position, finger: self.string.finger(), length_m: self.string.grid().length_m, spacing_m: self.string.spacing_m() };
+        if moved_finger || self.placed_for != Some(placement) {
+            self.move_bow(placement, moved_finger);
+        }
+    }
+
+    /// [`BowedString::place_bow`] when the placement changed.
+    #[inline(never)]
+    fn move_bow(&mut self, placement: Placement, moved_finger: bool) {
+        let target = self.bow_point_m_for(placement.bow_position);
         let gap = target - self.bow_point_m;
         if gap.abs() > 0.5 * self.string.spacing_m() {
             self.bow_drifting = true;
@@ -130,6 +157,8 @@ impl BowedString {
             self.bow_weight_energy = self.bow_point.sum_of_squares(|node| string.is_free_node(node));
             self.bow_point_m = x;
         }
+        // At its place, the bow is where the same placement puts it again.
+        self.placed_for = (!self.bow_drifting).then_some(placement);
     }
 
     /// Steps one sample and returns the force on the bridge (N).
