@@ -219,6 +219,47 @@ fn the_bow_drifts_to_its_place_when_the_finger_jumps_and_follows_a_glide_exactly
     assert!(string.string.is_sane(0.05));
 }
 
+/// `place_bow` works the bow's place out again only when what decides it changes (the
+/// position control, the finger, the grid): each of those, once the bow rests at its place,
+/// still moves it where it belongs.
+#[test]
+fn the_bow_moves_whenever_what_places_it_changes() {
+    let mut string = string_for(220.0);
+    let at = |position: f64, finger_m: Option<f64>| BowingControls { finger_position_m: finger_m, ..controls(0.5, 0.1, position) };
+    let place = |string: &BowedString, position: f64| {
+        let grid = string.string.grid();
+        let nut_side = string.string.finger().map_or(0.0, |(node, alpha)| (node as f64 + alpha) * grid.spacing_m());
+        grid.length_m - position * (grid.length_m - nut_side)
+    };
+    let settle = |string: &mut BowedString, position: f64, finger_m: Option<f64>| {
+        for _ in 0..(0.05 * RATE) as usize {
+            string.tick(&at(position, finger_m));
+        }
+    };
+    // Open, then the position control moving by less than half an interval a sample.
+    settle(&mut string, 0.18, None);
+    assert_eq!(string.bow_point_m(), place(&string, 0.18));
+    string.tick(&at(0.181, None));
+    assert_eq!(string.bow_point_m(), place(&string, 0.181));
+    // A finger lands, and the bow drifts to its share of the stopped length.
+    let length = string.string.grid().length_m;
+    settle(&mut string, 0.181, Some(0.1 * length));
+    assert_eq!(string.bow_point_m(), place(&string, 0.181));
+    assert!(string.string.finger().is_some());
+    // The finger lifts: it lets go over some milliseconds, with the bow's controls unchanged
+    // from one sample to the next, and then the bow goes back to its open-string place.
+    settle(&mut string, 0.181, None);
+    assert!(string.string.finger().is_none());
+    assert_eq!(string.bow_point_m(), place(&string, 0.181));
+    // A new grid (a new note) with the same controls: the bow is placed on it at once.
+    let (grid, material) = NoteStringDesign::default().build(330.0, RATE, 1024);
+    string.configure(grid, material, 7);
+    string.tick(&at(0.181, None));
+    assert_eq!(string.string.grid().length_m, grid.length_m);
+    assert_eq!(string.bow_point_m(), place(&string, 0.181));
+    assert!(string.string.is_sane(0.05));
+}
+
 #[test]
 fn the_bows_answer_lies_on_the_root() {
     // Newton stops once its step is below `VELOCITY_TOLERANCE_MPS` (1e-5 m/s, and the
