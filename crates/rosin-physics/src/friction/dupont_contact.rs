@@ -192,11 +192,7 @@ impl BowContact {
 
     /// Solves one sample of the contact and commits the new bristle state.
     pub fn solve(&mut self, input: &ContactInput) -> ContactOutput {
-        if let Some(lifted) = self.lift_if_unusable(input) {
-            return lifted;
-        }
-        let noise = self.noise();
-        self.solve_with_noise(input, noise)
+        self.solve_to(input, VELOCITY_TOLERANCE_MPS, DEFLECTION_TOLERANCE)
     }
 
     /// [`BowContact::solve`] for a contact that is not lifted and has drawn its sample's
@@ -208,9 +204,10 @@ impl BowContact {
     }
 
     /// [`BowContact::solve`] with Newton's step tolerances given (`deflection_tolerance`
-    /// relative to `fS / s0`, as [`DEFLECTION_TOLERANCE`]), for tests that measure how far
-    /// the usual ones leave the answer from the root.
+    /// relative to `fS / s0`, as [`DEFLECTION_TOLERANCE`]): `solve` with the usual ones, and
+    /// tests that measure how far those leave the answer from the root with tighter ones.
     #[doc(hidden)]
+    #[inline]
     pub fn solve_to(&mut self, input: &ContactInput, velocity_tolerance_mps: f64, deflection_tolerance: f64) -> ContactOutput {
         if let Some(lifted) = self.lift_if_unusable(input) {
             return lifted;
