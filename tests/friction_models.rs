@@ -12,18 +12,18 @@ use rosin_physics::friction::hyperbolic::ContactState;
 use rosin_lab::lab_friction;
 use rosin_physics::string::note_string::NoteStringDesign;
 use rosin_physics::string::tuning::midi_key_to_hz;
-use rosin_engine::voice::StringEngine;
+use rosin_engine::voice::{StringEngine, VoiceSample};
 use rosin_engine::voices::{Engine, NoteEvent, NotePattern};
 
 const RATE: f64 = 48_000.0;
 
 /// Bows a D4 string under `model` (6 N, 0.1 m/s, 0.18 of the length) and returns the
 /// last four periods of (relative velocity, friction force, whether the hyperbolic contact
-/// slides).
+/// slides). The string's levels are in the format the engine's voices play them in.
 fn steady_cycle(model: FrictionModel) -> Vec<(f64, f64, bool)> {
     let f0 = 293.66;
     let (grid, material) = NoteStringDesign::default().build(f0, RATE, 1024);
-    let mut string = BowedString::with_capacity(1024, grid, material, lab_friction(), 3);
+    let mut string = BowedString::<VoiceSample>::with_capacity(1024, grid, material, lab_friction(), 3);
     string.bow.set_model(model);
     let controls = BowingControls { normal_force_n: 6.0, bow_velocity_mps: 0.1, bow_position: 0.18, finger_position_m: None };
     let trace: Vec<(f64, f64, bool)> = (0..(1.2 * RATE) as usize)

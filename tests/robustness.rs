@@ -199,7 +199,7 @@ fn a_slack_string_held_aside_is_not_a_divergence_but_a_runaway_one_is() {
     for block in out.chunks_mut(512) {
         engine.render(block);
         let string = &engine.voices()[0].bowed_string().string;
-        farthest_m = string.displacement().iter().fold(farthest_m, |m, x| m.max(x.abs()));
+        farthest_m = string.displacement().iter().fold(farthest_m, |m, x| m.max(f64::from(x.abs())));
     }
     println!("the slack string stands up to {:.0} cm aside", farthest_m * 100.0);
     assert!(farthest_m > 0.05, "the case no longer passes the old 5 cm bound ({farthest_m} m)");

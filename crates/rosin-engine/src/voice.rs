@@ -43,6 +43,13 @@ use crate::ribbon::{BowModel, RibbonBow, RibbonShape};
 /// The most grid intervals a voice's string can have (the lowest note at 192 kHz needs
 /// about 560).
 pub const MAX_INTERVALS: usize = 1024;
+/// The format of a voice's finite-difference string levels. f32: AVX2 holds eight nodes to
+/// f64's four, so the stencil, the largest part of a voice's sample, takes half the
+/// instructions. The bow's contact, its interpolation and the force it spreads are worked in
+/// f64 from the nodes. The tests that prove the scheme run it in f64 (the default of
+/// [`BowedString`]); `tests/string_format.rs` shows what f32 changes of a voice's pitch,
+/// Helmholtz motion and decay, and `docs/performance.md` a phrase's null test.
+pub type VoiceSample = f32;
 /// Grids coarser than this are run oversampled: a bowed string needs enough nodes for
 /// Helmholtz motion to stay in tune.
 pub const MIN_BOWED_INTERVALS: usize = 32;
@@ -163,7 +170,8 @@ struct Waiting {
 }
 
 pub struct StringVoice {
-    bowed: BowedString,
+    /// The finite-difference string, its levels in f32 (see [`VoiceSample`]).
+    bowed: BowedString<VoiceSample>,
     /// The sample begun and waiting for its contact.
     waiting: Waiting,
     /// The waveguide string, bowed through `bowed.bow` when it is the engine.
@@ -448,7 +456,7 @@ impl StringVoice {
         &self.waveguide
     }
 
-    pub fn bowed_string(&self) -> &BowedString {
+    pub fn bowed_string(&self) -> &BowedString<VoiceSample> {
         &self.bowed
     }
 

@@ -13,7 +13,7 @@ use crate::voice::{StringEngine, StringVoice};
 use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::waveguide::WaveguideString;
-use rosin_physics::drum::membrane::MembraneSample;
+use rosin_physics::string::format::Sample;
 use crate::voices::{Engine, MAX_VOICES};
 
 /// Points along each drawn string.
@@ -180,7 +180,7 @@ impl Default for ViewSnapshot {
 }
 
 /// Resamples `source` (nodes `0..=N`) onto `target` by linear interpolation.
-fn resample(source: &[f64], target: &mut [f32]) {
+fn resample<S: Copy + Into<f64>>(source: &[S], target: &mut [f32]) {
     let last = source.len().saturating_sub(1);
     if last == 0 {
         target.fill(0.0);
@@ -193,7 +193,8 @@ fn resample(source: &[f64], target: &mut [f32]) {
         let x = (i * last) as f64 / span;
         let j = (x as usize).min(last - 1);
         let a = x - j as f64;
-        *out = (source[j] * (1.0 - a) + source[j + 1] * a) as f32;
+        let (left, right): (f64, f64) = (source[j].into(), source[j + 1].into());
+        *out = (left * (1.0 - a) + right * a) as f32;
     }
 }
 

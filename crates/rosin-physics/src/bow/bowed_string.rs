@@ -5,7 +5,7 @@ use crate::friction::dupont_contact::{ContactInput, ContactOutput};
 use crate::bow::contact::FrictionContact;
 use crate::friction::dupont::ElastoPlasticParams;
 use crate::string::interpolation::CubicPoint;
-use crate::string::stiff_string::{StiffString, StringMaterial};
+use crate::string::stiff_string::{StiffString, StringMaterial, StringSample};
 use crate::string::tuning::SchemeGrid;
 
 /// The bow stays at least this many grid intervals from the bridge and from the finger, so
@@ -24,9 +24,10 @@ pub struct BowingControls {
     pub finger_position_m: Option<f64>,
 }
 
-/// A stiff string with a bow and a stopping finger.
-pub struct BowedString {
-    pub string: StiffString,
+/// A stiff string with a bow and a stopping finger, the string's levels in the format `S`
+/// (f64 unless asked: see [`StringSample`]).
+pub struct BowedString<S: StringSample = f64> {
+    pub string: StiffString<S>,
     /// The bow's contact, under whichever friction model is chosen.
     pub bow: FrictionContact,
     bow_point: CubicPoint,
@@ -69,7 +70,7 @@ pub const MAX_BOW_DRIFT_MPS: f64 = 2.0;
 /// moving bridge does.
 pub const DRIVE_INTERVALS_FROM_BRIDGE: f64 = 1.5;
 
-impl BowedString {
+impl<S: StringSample> BowedString<S> {
     pub fn with_capacity(max_intervals: usize, grid: SchemeGrid, material: StringMaterial, friction: ElastoPlasticParams, seed: u64) -> Self {
         let string = StiffString::with_capacity(max_intervals, grid, material);
         let mut bowed = Self {

@@ -15,6 +15,8 @@
 //! `avx2_loops`). The levels are f64 or f32 ([`MembraneSample`]): the tests prove the
 //! scheme in f64, the drum plays f32.
 
+use crate::string::format::Sample;
+
 /// The outline of the membrane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MembraneShape {
@@ -432,31 +434,13 @@ impl<S: MembraneSample> Membrane<S> {
     }
 }
 
-/// The number format of a membrane's levels: f64, in which the tests prove the scheme
-/// (its modes, its energy and the drum's connection to rounding), or f32, which the
-/// real-time drum plays: the update is bound by how many points a vector holds, and AVX2
-/// holds eight f32 to four f64, so f32 halves the stencil's instructions. The update's
-/// coefficients are worked out in f64 and rounded once to the format; the kernels for
-/// each format are below.
-pub trait MembraneSample:
-    Copy
-    + Default
-    + PartialEq
-    + std::fmt::Debug
-    + Send
-    + Sync
-    + 'static
-    + std::ops::Add<Output = Self>
-    + std::ops::Sub<Output = Self>
-    + std::ops::Mul<Output = Self>
-    + std::ops::AddAssign
-    + sealed::Sealed
-{
-    const ZERO: Self;
+/// The number format of a membrane's levels ([`Sample`]): f64, in which the tests prove the
+/// scheme (its modes, its energy and the drum's connection to rounding), or f32, which the
+/// real-time drum plays. The update's coefficients are worked out in f64 and rounded once
+/// to the format; the kernels for each format are below.
+pub trait MembraneSample: Sample + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::AddAssign {
     /// The partial sums a dot product keeps: the lanes of four AVX2 vectors.
     const SUMS: usize;
-    fn from_f64(value: f64) -> Self;
-    fn to_f64(self) -> f64;
     /// The update over every row's moving span and, over the moving points of `dot_rows`,
     /// the dot product of the new level with `pattern` (0 when there are none).
     #[doc(hidden)]
@@ -464,13 +448,6 @@ pub trait MembraneSample:
     /// `out += scale * pattern` over the moving points of `rows`.
     #[doc(hidden)]
     fn add_scaled(out: &mut [Self], pattern: &[Self], grid: Grid, rows: std::ops::Range<usize>, scale: Self);
-}
-
-mod sealed {
-    /// Only the formats this module has kernels for.
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
 }
 
 /// Where a grid's points move.
@@ -521,18 +498,7 @@ fn region_of(spans: &[(usize, usize)]) -> std::ops::Range<usize> {
 macro_rules! membrane_sample {
     ($format:ident, $sums:literal, $avx2:ident) => {
         impl MembraneSample for $format {
-            const ZERO: Self = 0.0;
             const SUMS: usize = $sums;
-
-            #[inline(always)]
-            fn from_f64(value: f64) -> Self {
-                value as $format
-            }
-
-            #[inline(always)]
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
 
             #[inline]
             fn update_rows_and_dot(c: UpdateCoefficients, grid: Grid, levels: Levels<Self>, pattern: &[Self], dot_rows: std::ops::Range<usize>) -> f64 {

@@ -31,11 +31,13 @@ impl CubicPoint {
         Self { first_index: base as usize - 1, weights }
     }
 
-    /// `I u`: the interpolated value of `grid` (indexed by node).
+    /// `I u`: the interpolated value of `grid` (indexed by node), worked in f64 whatever
+    /// the grid's format.
     #[inline]
-    pub fn interpolate(&self, grid: &[f64]) -> f64 {
+    pub fn interpolate<S: Copy + Into<f64>>(&self, grid: &[S]) -> f64 {
         let s = &grid[self.first_index..self.first_index + 4];
-        self.weights[0] * s[0] + self.weights[1] * s[1] + self.weights[2] * s[2] + self.weights[3] * s[3]
+        let (s0, s1, s2, s3): (f64, f64, f64, f64) = (s[0].into(), s[1].into(), s[2].into(), s[3].into());
+        self.weights[0] * s0 + self.weights[1] * s1 + self.weights[2] * s2 + self.weights[3] * s3
     }
 
     /// `sum(w_l^2)` over the nodes for which `is_free(node)` holds, i.e. `h * (I . J)` for a

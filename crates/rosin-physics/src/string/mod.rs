@@ -2,6 +2,7 @@
 //! playable note: the grid design and tuning, the family of note strings, real string sets
 //! and the player's intonation.
 
+pub mod format;
 pub mod interpolation;
 pub mod intonation;
 pub mod note_string;

@@ -6,6 +6,7 @@
 //! takes a step with no external force, and [`StiffString::apply_point_force`] adds a
 //! spread force to that step. Then [`StiffString::advance`] moves time on.
 
+use crate::string::format::Sample;
 use crate::string::interpolation::CubicPoint;
 use crate::string::tuning::SchemeGrid;
 
@@ -28,19 +29,23 @@ struct UpdateCoefficients {
     force_to_displacement: f64,
 }
 
-/// A stiff string on its grid, with the state of three time levels.
-pub struct StiffString {
+/// A stiff string on its grid, with the state of three time levels in the format `S`: f64
+/// (the default), in which the tests prove the scheme (its modes, its decay, its energy to
+/// rounding), or f32, which the engine's voices play (see [`StringSample`]).
+pub struct StiffString<S: StringSample = f64> {
     grid: SchemeGrid,
     /// The grid's `h`, worked out once a grid (the per-sample work needs it several times a
     /// sample, and `N as f64` from a `usize` is several instructions on x86-64).
     spacing_m: f64,
     material: StringMaterial,
     coefficients: UpdateCoefficients,
+    /// The stencil's coefficients, rounded once to the format.
+    stencil_coefficients: StencilCoefficients<S>,
     /// Nodes `-1 ..= N + 1` are stored at `0 ..= N + 2`: ghost nodes carry the simply
     /// supported condition `u_{-1} = -u_1`, `u_{N+1} = -u_{N-1}`.
-    next: Box<[f64]>,
-    current: Box<[f64]>,
-    previous: Box<[f64]>,
+    next: Box<[S]>,
+    current: Box<[S]>,
+    previous: Box<[S]>,
     max_intervals: usize,
     /// `(l_f, alpha_f)` of eq. 23, when a finger stops the string.
     finger: Option<(usize, f64)>,
@@ -51,16 +56,6 @@ pub struct StiffString {
 }
 
 const GHOST: usize = 1;
-/// The vector the stencil works in, in nodes (AVX2's four f64 lanes; AVX-512 takes two at
-/// once): it updates the interior in whole vectors, running past node `N - 1` into as many
-/// as three nodes beyond (node `N`, the ghost, the padding), so that no scalar remainder is
-/// left over. Rounding to AVX-512's eight would save its remainder but cost AVX2 machines
-/// more in nodes computed for nothing than the remainder cost them (measured).
-const STENCIL_LANES: usize = 4;
-/// The nodes each level keeps past the grid's `N + 3` (its nodes and two ghosts): the
-/// stencil's rounded-up interior ends up to `STENCIL_LANES - 1` nodes past node `N - 1`
-/// and reads two nodes past its end, so up to `STENCIL_LANES - 1` past the ghost.
-const PADDING: usize = STENCIL_LANES - 1;
 /// How far before its clamped node eq. 23's finger stops the string, in grid intervals
 /// (measured: see [`StiffString::finger_for_stop_m`]).
 pub const FINGER_CLAMP_OFFSET_INTERVALS: f64 = 0.055;
@@ -72,19 +67,20 @@ pub const FINGER_LANDING_S: f64 = 0.004;
 /// A finger that lifts off lets the string go over this long, damping it as it leaves.
 pub const FINGER_LIFT_S: f64 = 0.015;
 
-impl StiffString {
+impl<S: StringSample> StiffString<S> {
     /// Allocates room for grids of up to `max_intervals` intervals. This is the only
     /// allocation; configuring and stepping never allocate.
     pub fn with_capacity(max_intervals: usize, grid: SchemeGrid, material: StringMaterial) -> Self {
-        let len = max_intervals + 3 + PADDING;
+        let len = max_intervals + 3 + S::PADDING;
         let mut string = Self {
             grid,
             spacing_m: grid.spacing_m(),
             material,
             coefficients: UpdateCoefficients::default(),
-            next: vec![0.0; len].into_boxed_slice(),
-            current: vec![0.0; len].into_boxed_slice(),
-            previous: vec![0.0; len].into_boxed_slice(),
+            stencil_coefficients: StencilCoefficients::default(),
+            next: vec![S::ZERO; len].into_boxed_slice(),
+            current: vec![S::ZERO; len].into_boxed_slice(),
+            previous: vec![S::ZERO; len].into_boxed_slice(),
             max_intervals,
             finger: None,
             finger_pressure: 0.0,
@@ -111,10 +107,10 @@ impl StiffString {
     /// all that the scheme reads (a larger grid configured later clears its own), so that a
     /// note-on on a short grid does not clear the whole capacity.
     pub fn reset(&mut self) {
-        let used = (self.grid.intervals + 3 + PADDING).min(self.next.len());
-        self.next[..used].fill(0.0);
-        self.current[..used].fill(0.0);
-        self.previous[..used].fill(0.0);
+        let used = (self.grid.intervals + 3 + S::PADDING).min(self.next.len());
+        self.next[..used].fill(S::ZERO);
+        self.current[..used].fill(S::ZERO);
+        self.previous[..used].fill(S::ZERO);
     }
 
     /// Changes the losses while the string sounds. Stability is the caller's contract: the
@@ -152,6 +148,14 @@ impl StiffString {
             previous_neighbour: -s * norm,
             force_to_displacement: k * k * norm / self.material.linear_density_kg_per_m,
         };
+        let c = &self.coefficients;
+        self.stencil_coefficients = StencilCoefficients {
+            centre: S::from_f64(c.centre),
+            neighbour: S::from_f64(c.neighbour),
+            second_neighbour: S::from_f64(c.second_neighbour),
+            previous_centre: S::from_f64(c.previous_centre),
+            previous_neighbour: S::from_f64(c.previous_neighbour),
+        };
     }
 
     /// The most intervals a grid may have here (see [`Self::with_capacity`]).
@@ -178,18 +182,18 @@ impl StiffString {
     }
 
     /// The displacement `u^n` at nodes `0 ..= N`.
-    pub fn displacement(&self) -> &[f64] {
+    pub fn displacement(&self) -> &[S] {
         &self.current[GHOST..GHOST + self.grid.intervals + 1]
     }
 
     /// `u^{n-1}` at nodes `0 ..= N`.
-    pub fn previous_displacement(&self) -> &[f64] {
+    pub fn previous_displacement(&self) -> &[S] {
         &self.previous[GHOST..GHOST + self.grid.intervals + 1]
     }
 
     /// The step being built, `u^{n+1}` at nodes `0 ..= N`, valid after
     /// [`Self::compute_free_update`].
-    pub fn next_displacement(&self) -> &[f64] {
+    pub fn next_displacement(&self) -> &[S] {
         &self.next[GHOST..GHOST + self.grid.intervals + 1]
     }
 
@@ -201,20 +205,19 @@ impl StiffString {
     /// Computes `u^{n+1}` with no external force.
     pub fn compute_free_update(&mut self) {
         let n = self.grid.intervals;
-        let c = self.coefficients;
         // Node l is at index l + 1; interior nodes 1..=N-1 are at 2..=N, and the stencil
         // reaches two nodes either side. The interior's N - 1 nodes are rounded up to whole
         // vectors: the few nodes past node N - 1 (node N, the ghost and the padding) are
         // written too, and set right below.
-        let count = (n - 1).next_multiple_of(STENCIL_LANES);
-        stencil(&c, &self.current, &self.previous, &mut self.next[2..2 + count]);
+        let count = (n - 1).next_multiple_of(S::LANES);
+        S::stencil(&self.stencil_coefficients, &self.current, &self.previous, &mut self.next[2..2 + count]);
         // Node 1 reads the ghost u_{-1} = -u_1 through u_m2 at index 0, already set.
-        self.next[GHOST] = 0.0;
-        self.next[GHOST + n] = 0.0;
+        self.next[GHOST] = S::ZERO;
+        self.next[GHOST + n] = S::ZERO;
         // The padding goes back to rest, so that what the overrun computed there never
         // grows (it reaches no node: the nodes read at most the ghost, index N + 2). The
         // ghost is set at the end of the step, from node N - 1.
-        self.next[GHOST + n + 2..][..PADDING].fill(0.0);
+        self.next[GHOST + n + 2..][..S::PADDING].fill(S::ZERO);
     }
 
     /// Adds the displacement that a point force `force_n` at `point` causes in the step
@@ -227,14 +230,14 @@ impl StiffString {
             // All four nodes move (the bow's, away from the ends): no check for each.
             let nodes = &mut self.next[GHOST + first..][..4];
             for (u, w) in nodes.iter_mut().zip(&point.weights) {
-                *u -= scale * w;
+                *u -= S::from_f64(scale * w);
             }
             return;
         }
         for (i, w) in point.weights.iter().enumerate() {
             let node = first + i;
             if self.is_free_node(node) {
-                self.next[GHOST + node] -= scale * w;
+                self.next[GHOST + node] -= S::from_f64(scale * w);
             }
         }
     }
@@ -305,13 +308,14 @@ impl StiffString {
         if let Some((node, alpha)) = self.finger {
             let pressure = self.finger_pressure;
             if pressure >= 1.0 {
-                self.next[GHOST + node - 1] = 0.0;
-                self.next[GHOST + node] = 0.0;
-                self.next[GHOST + node + 1] *= 1.0 - alpha.powi(7);
+                self.next[GHOST + node - 1] = S::ZERO;
+                self.next[GHOST + node] = S::ZERO;
+                self.next[GHOST + node + 1] *= S::from_f64(1.0 - alpha.powi(7));
             } else {
-                self.next[GHOST + node - 1] *= 1.0 - pressure;
-                self.next[GHOST + node] *= 1.0 - pressure;
-                self.next[GHOST + node + 1] *= 1.0 - pressure * alpha.powi(7);
+                let held = S::from_f64(1.0 - pressure);
+                self.next[GHOST + node - 1] *= held;
+                self.next[GHOST + node] *= held;
+                self.next[GHOST + node + 1] *= S::from_f64(1.0 - pressure * alpha.powi(7));
             }
             let k = self.grid.time_step_s;
             if self.finger_lifting {
@@ -339,8 +343,8 @@ impl StiffString {
         let rho_a = self.material.linear_density_kg_per_m;
         let tension = rho_a * self.grid.wave_speed_mps.powi(2);
         let bending = rho_a * self.grid.kappa_m2_per_s.powi(2);
-        let u1 = self.current[GHOST + n - 1];
-        let u2 = self.current[GHOST + n - 2];
+        let u1 = self.current[GHOST + n - 1].to_f64();
+        let u2 = self.current[GHOST + n - 2].to_f64();
         -tension * u1 / h + bending * (u2 - 2.0 * u1) / (h * h * h)
     }
 
@@ -353,38 +357,38 @@ impl StiffString {
         let rho_a = self.material.linear_density_kg_per_m;
         let tension = rho_a * self.grid.wave_speed_mps.powi(2);
         let bending = rho_a * self.grid.kappa_m2_per_s.powi(2);
-        let u = &self.current;
-        let p = &self.previous;
+        let (u, p) = (&self.current, &self.previous);
+        let (u, p) = (|i: usize| u[i].to_f64(), |i: usize| p[i].to_f64());
         let mut kinetic = 0.0;
         let mut tension_term = 0.0;
         let mut bending_term = 0.0;
         for l in 0..=n {
             let i = GHOST + l;
-            let velocity = (u[i] - p[i]) / k;
+            let velocity = (u(i) - p(i)) / k;
             kinetic += velocity * velocity;
             if l < n {
-                tension_term += (u[i + 1] - u[i]) * (p[i + 1] - p[i]);
+                tension_term += (u(i + 1) - u(i)) * (p(i + 1) - p(i));
             }
-            let dxx_u = u[i + 1] - 2.0 * u[i] + u[i - 1];
-            let dxx_p = p[i + 1] - 2.0 * p[i] + p[i - 1];
+            let dxx_u = u(i + 1) - 2.0 * u(i) + u(i - 1);
+            let dxx_p = p(i + 1) - 2.0 * p(i) + p(i - 1);
             // Nodes 0 and N carry half weight in the trapezoid inner product; their dxx is 0.
             bending_term += dxx_u * dxx_p;
         }
         0.5 * rho_a * h * kinetic + 0.5 * tension * tension_term / h + 0.5 * bending * bending_term / (h * h * h)
     }
 
-    /// Sets `u^n` and `u^{n-1}` (nodes `0 ..= N`, each of length `N + 1`); the supports
-    /// are held at zero. For initial conditions in tests and tools.
+    /// Sets `u^n` and `u^{n-1}` (nodes `0 ..= N`, each of length `N + 1`, rounded to the
+    /// format); the supports are held at zero. For initial conditions in tests and tools.
     pub fn set_state(&mut self, current: &[f64], previous: &[f64]) {
         let n = self.grid.intervals;
         assert!(current.len() == n + 1 && previous.len() == n + 1, "state must have N + 1 nodes");
         for l in 1..n {
-            self.current[GHOST + l] = current[l];
-            self.previous[GHOST + l] = previous[l];
+            self.current[GHOST + l] = S::from_f64(current[l]);
+            self.previous[GHOST + l] = S::from_f64(previous[l]);
         }
         for buffer in [&mut self.current, &mut self.previous] {
-            buffer[GHOST] = 0.0;
-            buffer[GHOST + n] = 0.0;
+            buffer[GHOST] = S::ZERO;
+            buffer[GHOST + n] = S::ZERO;
             buffer[0] = -buffer[GHOST + 1];
             buffer[GHOST + n + 1] = -buffer[GHOST + n - 1];
         }
@@ -392,34 +396,83 @@ impl StiffString {
 
     /// Whether the state is finite and inside `limit_m` everywhere.
     pub fn is_sane(&self, limit_m: f64) -> bool {
-        self.displacement().iter().all(|x| x.abs() <= limit_m)
+        self.displacement().iter().all(|&x| x.to_f64().abs() <= limit_m)
     }
 }
 
-/// The interior update of [`StiffString::compute_free_update`]: `out[i]` from the current
-/// level `u[i..i + 5]` and the previous `p[i + 1..i + 4]`. Compiled for AVX-512 and for
-/// AVX2 as well as the baseline, and chosen once at run time by the CPU (`multiversion`):
-/// 8 or 4 lanes instead of SSE2's 2. The arithmetic is the same expression in the same
-/// order on every path (no fused multiply-add), so every path gives the same bits.
-///
-/// `out` is a whole number of [`STENCIL_LANES`] nodes (asserted), so the compiler leaves
-/// no scalar remainder after the vector loop.
-#[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
-fn stencil(c: &UpdateCoefficients, u: &[f64], p: &[f64], out: &mut [f64]) {
-    let count = out.len();
-    assert!(count % STENCIL_LANES == 0, "the stencil runs in whole vectors");
-    // One bounds check for each level, so that the compiler can drop the slices' own.
-    let (u, p) = (&u[..count + 4], &p[..count + 4]);
-    let (u_m2, u_m1, u_0, u_p1, u_p2) = (&u[0..count], &u[1..1 + count], &u[2..2 + count], &u[3..3 + count], &u[4..4 + count]);
-    let (p_m1, p_0, p_p1) = (&p[1..1 + count], &p[2..2 + count], &p[3..3 + count]);
-    for i in 0..count {
-        out[i] = c.centre * u_0[i]
-            + c.neighbour * (u_m1[i] + u_p1[i])
-            + c.second_neighbour * (u_m2[i] + u_p2[i])
-            + c.previous_centre * p_0[i]
-            + c.previous_neighbour * (p_m1[i] + p_p1[i]);
-    }
+/// The number format of a string's levels ([`Sample`]): f64, in which the tests prove the
+/// scheme, or f32, which the engine's voices play. The update's coefficients are worked out
+/// in f64 and rounded once to the format; what the bow reads and spreads (interpolation,
+/// the force, the bridge's force, the energy) is worked in f64 from the format's nodes.
+pub trait StringSample: Sample + std::ops::Neg<Output = Self> + std::ops::SubAssign + std::ops::MulAssign {
+    /// The vector the stencil works in, in nodes (AVX2's lanes of the format; AVX-512
+    /// takes two at once): it updates the interior in whole vectors, running past node
+    /// `N - 1` into as many as `LANES - 1` nodes beyond (node `N`, the ghost, the padding),
+    /// so that no scalar remainder is left over. Rounding to AVX-512's width would save its
+    /// remainder but cost AVX2 machines more in nodes computed for nothing than the
+    /// remainder cost them (measured for f64).
+    const LANES: usize;
+    /// The nodes each level keeps past the grid's `N + 3` (its nodes and two ghosts): the
+    /// stencil's rounded-up interior ends up to `LANES - 1` nodes past node `N - 1` and
+    /// reads two nodes past its end, so up to `LANES - 1` past the ghost.
+    const PADDING: usize = Self::LANES - 1;
+    /// The interior update of [`StiffString::compute_free_update`]: `out[i]` from the
+    /// current level `u[i..i + 5]` and the previous `p[i + 1..i + 4]`. Compiled for
+    /// AVX-512 and for AVX2 as well as the baseline, and chosen once at run time by the CPU
+    /// (`multiversion`). The arithmetic is the same expression in the same order on every
+    /// path (no fused multiply-add), so every path gives the same bits.
+    ///
+    /// `out` is a whole number of [`Self::LANES`] nodes (asserted), so the compiler leaves
+    /// no scalar remainder after the vector loop.
+    #[doc(hidden)]
+    fn stencil(c: &StencilCoefficients<Self>, u: &[Self], p: &[Self], out: &mut [Self]);
 }
+
+/// The stencil's coefficients of one update, in the format `S` ([`UpdateCoefficients`]
+/// rounded).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StencilCoefficients<S> {
+    centre: S,
+    neighbour: S,
+    second_neighbour: S,
+    previous_centre: S,
+    previous_neighbour: S,
+}
+
+/// Implements [`StringSample`] for a format whose AVX2 vector holds `$lanes` of it.
+macro_rules! string_sample {
+    ($format:ident, $lanes:literal) => {
+        impl StringSample for $format {
+            const LANES: usize = $lanes;
+
+            #[inline]
+            fn stencil(c: &StencilCoefficients<Self>, u: &[Self], p: &[Self], out: &mut [Self]) {
+                #[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+                fn dispatch(c: &StencilCoefficients<$format>, u: &[$format], p: &[$format], out: &mut [$format]) {
+                    let count = out.len();
+                    assert!(count % $lanes == 0, "the stencil runs in whole vectors");
+                    // One bounds check for each level, so that the compiler can drop the
+                    // slices' own.
+                    let (u, p) = (&u[..count + 4], &p[..count + 4]);
+                    let (u_m2, u_m1, u_0, u_p1, u_p2) = (&u[0..count], &u[1..1 + count], &u[2..2 + count], &u[3..3 + count], &u[4..4 + count]);
+                    let (p_m1, p_0, p_p1) = (&p[1..1 + count], &p[2..2 + count], &p[3..3 + count]);
+                    for i in 0..count {
+                        out[i] = c.centre * u_0[i]
+                            + c.neighbour * (u_m1[i] + u_p1[i])
+                            + c.second_neighbour * (u_m2[i] + u_p2[i])
+                            + c.previous_centre * p_0[i]
+                            + c.previous_neighbour * (p_m1[i] + p_p1[i]);
+                    }
+                }
+                dispatch(c, u, p, out)
+            }
+        }
+    };
+}
+
+string_sample!(f64, 4);
+string_sample!(f32, 8);
 
 #[cfg(test)]
 mod tests {
@@ -429,20 +482,19 @@ mod tests {
     /// there must never reach a node: with not-a-number in every level's padding, each
     /// grid length (every remainder of the interior by the vector) moves bit for bit as a
     /// clean one does, bowed off centre, and the padding is back at rest after a step.
-    #[test]
-    fn the_padding_past_the_grid_never_reaches_a_node() {
+    fn padding_never_reaches_a_node<S: StringSample>() {
         let (c, kappa, sigma1, k) = (392.0, 1.5, 1e-4, 1.0 / 48_000.0);
         let most = (1.0 / crate::string::tuning::min_grid_spacing_m(c, kappa, sigma1, k)).floor() as usize;
-        for intervals in most - 3..=most {
+        for intervals in most - S::LANES + 1..=most {
             let grid = SchemeGrid { intervals, length_m: 1.0, time_step_s: k, wave_speed_mps: c, kappa_m2_per_s: kappa, sigma0_per_s: 1.0, sigma1_m2_per_s: sigma1 };
             let material = StringMaterial { linear_density_kg_per_m: 1e-3 };
             let shape: Vec<f64> = (0..=intervals).map(|l| 1e-4 * (std::f64::consts::PI * l as f64 / intervals as f64).sin()).collect();
-            let mut clean = StiffString::with_capacity(intervals, grid, material);
-            let mut poisoned = StiffString::with_capacity(intervals, grid, material);
+            let mut clean = StiffString::<S>::with_capacity(intervals, grid, material);
+            let mut poisoned = StiffString::<S>::with_capacity(intervals, grid, material);
             clean.set_state(&shape, &shape);
             poisoned.set_state(&shape, &shape);
             for level in [&mut poisoned.next, &mut poisoned.current, &mut poisoned.previous] {
-                level[GHOST + intervals + 2..].fill(f64::NAN);
+                level[GHOST + intervals + 2..].fill(S::from_f64(f64::NAN));
             }
             let bow = CubicPoint::new(0.87 * intervals as f64, intervals);
             for step in 0..300 {
@@ -451,31 +503,45 @@ mod tests {
                     string.apply_point_force(&bow, 0.01 * (step as f64 * 0.07).sin());
                     string.advance();
                 }
-                let bits = |s: &StiffString| s.displacement().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                let bits = |s: &StiffString<S>| s.displacement().iter().map(|&x| x.to_f64().to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&clean), bits(&poisoned), "N = {intervals}, step {step}");
             }
-            assert!(poisoned.current[GHOST + intervals + 2..].iter().all(|&x| x == 0.0), "N = {intervals}: the padding keeps what the overrun wrote");
-            assert!(clean.displacement().iter().any(|&x| x.abs() > 1e-6), "N = {intervals}: the string should still move");
+            assert!(poisoned.current[GHOST + intervals + 2..].iter().all(|&x| x == S::ZERO), "N = {intervals}: the padding keeps what the overrun wrote");
+            assert!(clean.displacement().iter().any(|&x| x.to_f64().abs() > 1e-6), "N = {intervals}: the string should still move");
         }
     }
 
-    /// The stencil on whatever path this CPU takes (AVX-512, AVX2 or the baseline) gives the
-    /// same bits as the expression evaluated one node at a time, at every length it takes
-    /// (whole vectors of four: on AVX-512, whole vectors of eight and a remainder alike).
     #[test]
-    fn the_dispatched_stencil_gives_the_scalar_bits() {
-        let c = UpdateCoefficients { centre: 1.31, neighbour: 0.377, second_neighbour: -0.0123, previous_centre: -0.9991, previous_neighbour: 0.000_37, ..UpdateCoefficients::default() };
+    fn the_padding_past_the_grid_never_reaches_a_node() {
+        padding_never_reaches_a_node::<f64>();
+        padding_never_reaches_a_node::<f32>();
+    }
+
+    /// The stencil on whatever path this CPU takes (AVX-512, AVX2 or the baseline) gives the
+    /// same bits as the expression evaluated one node at a time in the format, at every
+    /// length it takes (whole vectors of the format's lanes: on AVX-512, whole vectors of
+    /// twice as many and a remainder alike).
+    fn dispatched_stencil_gives_the_scalar_bits<S: StringSample + std::ops::Add<Output = S> + std::ops::Mul<Output = S>>() {
+        let r = S::from_f64;
+        let c = StencilCoefficients { centre: r(1.31), neighbour: r(0.377), second_neighbour: r(-0.0123), previous_centre: r(-0.9991), previous_neighbour: r(0.000_37) };
         let mut uniform = crate::test_uniform(0x2545_F491_4F6C_DD1D);
-        let mut random = || uniform() - 0.5;
-        for count in [4usize, 8, 12, 16, 20, 64, 200, 1024] {
-            let u: Vec<f64> = (0..count + 4).map(|_| random() * 1e-3).collect();
-            let p: Vec<f64> = (0..count + 4).map(|_| random() * 1e-3).collect();
-            let mut out = vec![0.0; count];
-            stencil(&c, &u, &p, &mut out);
+        let mut random = || r((uniform() - 0.5) * 1e-3);
+        for vectors in [1usize, 2, 3, 4, 5, 16, 50, 256] {
+            let count = vectors * S::LANES;
+            let u: Vec<S> = (0..count + 4).map(|_| random()).collect();
+            let p: Vec<S> = (0..count + 4).map(|_| random()).collect();
+            let mut out = vec![S::ZERO; count];
+            S::stencil(&c, &u, &p, &mut out);
             for i in 0..count {
                 let expected = c.centre * u[i + 2] + c.neighbour * (u[i + 1] + u[i + 3]) + c.second_neighbour * (u[i] + u[i + 4]) + c.previous_centre * p[i + 2] + c.previous_neighbour * (p[i + 1] + p[i + 3]);
-                assert_eq!(out[i].to_bits(), expected.to_bits(), "node {i} of {count}");
+                assert_eq!(out[i].to_f64().to_bits(), expected.to_f64().to_bits(), "node {i} of {count}");
             }
         }
+    }
+
+    #[test]
+    fn the_dispatched_stencil_gives_the_scalar_bits() {
+        dispatched_stencil_gives_the_scalar_bits::<f64>();
+        dispatched_stencil_gives_the_scalar_bits::<f32>();
     }
 }
