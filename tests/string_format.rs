@@ -28,7 +28,7 @@ const RING_S: f64 = 0.6;
 /// A note from C2 to C7 with a bow force at which both formats play Helmholtz motion (one
 /// slip a period, measured): bowed without the engine's adaptation of force to the key, a
 /// low string needs a firmer bow, and a high one at a firm bow slips more than once.
-const HELMHOLTZ_NOTES: [(f64, f64); 8] = [(65.41, 15.0), (98.0, 6.0), (130.81, 10.0), (261.63, 3.0), (440.0, 6.0), (880.0, 2.0), (1318.5, 3.0), (2093.0, 1.0)];
+const HELMHOLTZ_NOTES: [(f64, f64); 8] = [(65.41, 15.0), (98.0, 6.0), (130.81, 10.0), (261.63, 6.0), (440.0, 6.0), (880.0, 2.0), (1318.5, 3.0), (2093.0, 1.0)];
 
 /// What one format's held note and ring-out sound like.
 #[derive(Debug)]
@@ -43,8 +43,8 @@ struct Heard {
     decay_db_per_s: f64,
 }
 
-fn string<S: StringSample>(frequency_hz: f64) -> BowedString<S> {
-    let (grid, material) = NoteStringDesign::default().build(frequency_hz, RATE, 1024);
+fn string<S: StringSample>(frequency_hz: f64, rate_hz: f64) -> BowedString<S> {
+    let (grid, material) = NoteStringDesign::default().build(frequency_hz, rate_hz, 1024);
     // `tests/bowing.rs`'s quiet bow: stiff bristles, no noise.
     let s0 = 1e5;
     let friction = ElastoPlasticParams { bristle_stiffness_n_per_m: s0, bristle_damping_kg_per_s: 0.001 * f64::sqrt(s0), noise_per_normal_force: 0.0, ..ElastoPlasticParams::default() };
@@ -52,8 +52,8 @@ fn string<S: StringSample>(frequency_hz: f64) -> BowedString<S> {
 }
 
 /// The power of `signal` at `frequency_hz` (one DFT bin, Hann window).
-fn power_at(signal: &[f64], frequency_hz: f64) -> f64 {
-    let w = 2.0 * std::f64::consts::PI * frequency_hz / RATE;
+fn power_at(signal: &[f64], frequency_hz: f64, rate_hz: f64) -> f64 {
+    let w = 2.0 * std::f64::consts::PI * frequency_hz / rate_hz;
     let last = (signal.len() - 1) as f64;
     let (mut re, mut im) = (0.0, 0.0);
     for (i, x) in signal.iter().enumerate() {
@@ -84,11 +84,11 @@ fn db(power: f64) -> f64 {
 }
 
 /// Bows a note at `force_n` for [`BOWED_S`] (a 100 ms ramp in), then lifts the bow and
-/// lets it ring for [`RING_S`].
-fn hear<S: StringSample>(frequency_hz: f64, force_n: f64) -> Heard {
-    let mut bowed = string::<S>(frequency_hz);
-    let samples = (BOWED_S * RATE) as usize;
-    let ramp = (0.1 * RATE) as usize;
+/// lets it ring for [`RING_S`], at `rate_hz`.
+fn hear<S: StringSample>(frequency_hz: f64, force_n: f64, rate_hz: f64) -> Heard {
+    let mut bowed = string::<S>(frequency_hz, rate_hz);
+    let samples = (BOWED_S * rate_hz) as usize;
+    let ramp = (0.1 * rate_hz) as usize;
     let mut bridge = Vec::with_capacity(samples);
     let mut relative = Vec::with_capacity(samples);
     for i in 0..samples {
@@ -98,19 +98,19 @@ fn hear<S: StringSample>(frequency_hz: f64, force_n: f64) -> Heard {
         relative.push(bowed.last_contact().relative_velocity_mps);
     }
     let lifted = BowingControls { normal_force_n: 0.0, bow_velocity_mps: 0.0, bow_position: BOW_POSITION, finger_position_m: None };
-    let ring: Vec<f64> = (0..(RING_S * RATE) as usize).map(|_| bowed.tick(&lifted)).collect();
+    let ring: Vec<f64> = (0..(RING_S * rate_hz) as usize).map(|_| bowed.tick(&lifted)).collect();
 
-    let steady_from = samples - (STEADY_S * RATE) as usize;
+    let steady_from = samples - (STEADY_S * rate_hz) as usize;
     let (steady, steady_relative) = (&bridge[steady_from..], &relative[steady_from..]);
-    let pitch_hz = peak_frequency_hz(steady, RATE, frequency_hz);
+    let pitch_hz = peak_frequency_hz(steady, rate_hz, frequency_hz);
     let slips = slips(steady_relative.iter().copied());
     let slip_fraction = steady_relative.iter().filter(|&&v| v < -BOW_VELOCITY_MPS).count() as f64 / steady.len() as f64;
     let level_db = db(steady.iter().map(|x| x * x).sum::<f64>() / steady.len() as f64);
-    let fundamental = power_at(steady, pitch_hz);
-    let harmonics_db = std::array::from_fn(|h| db(power_at(steady, (h + 1) as f64 * pitch_hz) / fundamental));
+    let fundamental = power_at(steady, pitch_hz, rate_hz);
+    let harmonics_db = std::array::from_fn(|h| db(power_at(steady, (h + 1) as f64 * pitch_hz, rate_hz) / fundamental));
     // The envelope's level in 50 ms windows from 0.1 s after the lift, fitted by a line.
-    let window = (0.05 * RATE) as usize;
-    let points: Vec<(f64, f64)> = ring[(0.1 * RATE) as usize..]
+    let window = (0.05 * rate_hz) as usize;
+    let points: Vec<(f64, f64)> = ring[(0.1 * rate_hz) as usize..]
         .chunks_exact(window)
         .enumerate()
         .map(|(i, w)| (i as f64 * 0.05, db(w.iter().map(|x| x * x).sum::<f64>() / window as f64)))
@@ -122,20 +122,43 @@ fn hear<S: StringSample>(frequency_hz: f64, force_n: f64) -> Heard {
     Heard { pitch_hz, slips_per_period: slips as f64 / (STEADY_S * pitch_hz), slip_fraction, level_db, harmonics_db, decay_db_per_s }
 }
 
-/// Across the keyboard (C2 to C7), the f32 string plays what the f64 string plays: the same
-/// pitch within 0.1 cents, Helmholtz motion in both (one slip a period) with the slip's
-/// share within 0.01 of the period, the level within 0.1 dB, each of the first eight
-/// harmonics that lies within 20 dB of the fundamental within 0.5 dB, and the same
-/// ring-out decay within 1 %.
+/// How far f32 may stray from f64 at a rate.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    cents: f64,
+    level_db: f64,
+    slip_fraction: f64,
+    harmonic_db: f64,
+    decay: f64,
+}
+
+/// A host's rates, each with its bounds. f32 keeps 24 bits of each node, and a low note at a
+/// high rate moves its nodes by little in a step: a C2's step at 192 kHz changes its
+/// fundamental's curvature term by 4.5e-6 of the displacement, 75 roundings' worth, where at
+/// 48 kHz it is 1,200. So the low notes stray further at 96 and 192 kHz (measured, worst: C2
+/// 0.52 cents at 96 kHz, 0.78 at 192 kHz, with its harmonics 1.4 dB and its ring-out 1.4 %);
+/// the engine's intonation still tunes every note by ear (`tests/host_rates.rs`).
+const RATES: [(f64, Bounds); 4] = [
+    (44_100.0, Bounds { cents: 0.1, level_db: 0.1, slip_fraction: 0.01, harmonic_db: 0.5, decay: 0.01 }),
+    (48_000.0, Bounds { cents: 0.1, level_db: 0.1, slip_fraction: 0.01, harmonic_db: 0.5, decay: 0.01 }),
+    (96_000.0, Bounds { cents: 1.0, level_db: 0.1, slip_fraction: 0.01, harmonic_db: 1.0, decay: 0.01 }),
+    (192_000.0, Bounds { cents: 1.5, level_db: 0.2, slip_fraction: 0.01, harmonic_db: 2.5, decay: 0.03 }),
+];
+
+/// Across the keyboard (C2 to C7) and at 44.1 to 192 kHz, the f32 string plays what the f64
+/// string plays: Helmholtz motion in both (one slip a period), and within each rate's
+/// [`Bounds`] the same pitch, the slip's share of the period, the level, each of the first
+/// eight harmonics that lies within 20 dB of the fundamental, and the ring-out's decay. At
+/// 44.1 and 48 kHz: 0.1 cents, 0.01 of the period, 0.1 dB, 0.5 dB and 1 %.
 #[test]
 fn a_string_in_f32_plays_what_it_plays_in_f64() {
     assert_eq!(std::any::type_name::<VoiceSample>(), "f32", "this test is about the f32 voices");
-    let (mut worst_cents, mut worst_level, mut worst_harmonic, mut worst_decay, mut worst_slip): (f64, f64, f64, f64, f64) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    for (frequency_hz, force_n) in HELMHOLTZ_NOTES {
-        {
-            let wide = hear::<f64>(frequency_hz, force_n);
-            let narrow = hear::<VoiceSample>(frequency_hz, force_n);
-            let case = format!("{frequency_hz} Hz at {force_n} N: f64 {wide:?}, f32 {narrow:?}");
+    for (rate_hz, bounds) in RATES {
+        let (mut worst_cents, mut worst_level, mut worst_harmonic, mut worst_decay, mut worst_slip): (f64, f64, f64, f64, f64) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for (frequency_hz, force_n) in HELMHOLTZ_NOTES {
+            let wide = hear::<f64>(frequency_hz, force_n, rate_hz);
+            let narrow = hear::<VoiceSample>(frequency_hz, force_n, rate_hz);
+            let case = format!("{frequency_hz} Hz at {force_n} N, {rate_hz} Hz: f64 {wide:?}, f32 {narrow:?}");
             for heard in [&wide, &narrow] {
                 assert!((heard.slips_per_period - 1.0).abs() < 0.05, "not Helmholtz motion: {case}");
             }
@@ -147,20 +170,20 @@ fn a_string_in_f32_plays_what_it_plays_in_f64() {
             // upper keys, 30 to 80 dB down, where any rounding moves them by a dB or more.)
             let off_harmonic = narrow.harmonics_db.iter().zip(&wide.harmonics_db).filter(|(_, b)| **b > -20.0).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             let off_decay = narrow.decay_db_per_s / wide.decay_db_per_s - 1.0;
-            eprintln!("{frequency_hz:7.2} Hz {force_n} N: pitch {off_cents:+.4} cents, level {off_level:+.3} dB, slip {off_slip:+.4}, harmonics within {off_harmonic:.3} dB, decay {:+.3} % ({:.1} dB/s)", 100.0 * off_decay, wide.decay_db_per_s);
-            assert!(off_cents.abs() < 0.1, "pitch {off_cents:+.4} cents: {case}");
-            assert!(off_level.abs() < 0.1, "level {off_level:+.3} dB: {case}");
-            assert!(off_slip.abs() < 0.01, "slip fraction {off_slip:+.4}: {case}");
-            assert!(off_harmonic < 0.5, "a harmonic {off_harmonic:.3} dB off: {case}");
-            assert!(off_decay.abs() < 0.01, "decay {:+.3} %: {case}", 100.0 * off_decay);
+            eprintln!("{rate_hz} Hz, {frequency_hz:7.2} Hz {force_n} N: pitch {off_cents:+.4} cents, level {off_level:+.3} dB, slip {off_slip:+.4}, harmonics within {off_harmonic:.3} dB, decay {:+.3} % ({:.1} dB/s)", 100.0 * off_decay, wide.decay_db_per_s);
+            assert!(off_cents.abs() < bounds.cents, "pitch {off_cents:+.4} cents: {case}");
+            assert!(off_level.abs() < bounds.level_db, "level {off_level:+.3} dB: {case}");
+            assert!(off_slip.abs() < bounds.slip_fraction, "slip fraction {off_slip:+.4}: {case}");
+            assert!(off_harmonic < bounds.harmonic_db, "a harmonic {off_harmonic:.3} dB off: {case}");
+            assert!(off_decay.abs() < bounds.decay, "decay {:+.3} %: {case}", 100.0 * off_decay);
             worst_cents = worst_cents.max(off_cents.abs());
             worst_level = worst_level.max(off_level.abs());
             worst_harmonic = worst_harmonic.max(off_harmonic);
             worst_decay = worst_decay.max(off_decay.abs());
             worst_slip = worst_slip.max(off_slip.abs());
         }
+        println!("{rate_hz} Hz, f32 against f64, worst: pitch {worst_cents:.4} cents, level {worst_level:.3} dB, slip fraction {worst_slip:.4}, harmonics {worst_harmonic:.3} dB, decay {:.3} %", 100.0 * worst_decay);
     }
-    println!("f32 against f64, worst: pitch {worst_cents:.4} cents, level {worst_level:.3} dB, slip fraction {worst_slip:.4}, harmonics {worst_harmonic:.3} dB, decay {:.3} %", 100.0 * worst_decay);
 }
 
 /// What a D4 bowed under one friction law at `force_n` does over its last half second.
