@@ -17,18 +17,6 @@ pub struct StringMaterial {
     pub linear_density_kg_per_m: f64,
 }
 
-/// The coefficients of one update, divided through by `1 + sigma0 k`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct UpdateCoefficients {
-    centre: f64,
-    neighbour: f64,
-    second_neighbour: f64,
-    previous_centre: f64,
-    previous_neighbour: f64,
-    /// `k^2 / (rho A (1 + sigma0 k))`: from a force density to a displacement.
-    force_to_displacement: f64,
-}
-
 /// A stiff string on its grid, with the state of three time levels in the format `S`: f64
 /// (the default), in which the tests prove the scheme (its modes, its decay, its energy to
 /// rounding), or f32, which the engine's voices play (see [`StringSample`]).
@@ -38,9 +26,10 @@ pub struct StiffString<S: StringSample = f64> {
     /// sample, and `N as f64` from a `usize` is several instructions on x86-64).
     spacing_m: f64,
     material: StringMaterial,
-    coefficients: UpdateCoefficients,
-    /// The stencil's coefficients, rounded once to the format.
-    stencil_coefficients: StencilCoefficients<S>,
+    /// The stencil's coefficients, worked out in f64 and rounded once to the format.
+    coefficients: StencilCoefficients<S>,
+    /// `k^2 / (rho A (1 + sigma0 k))`: from a force density to a displacement.
+    force_to_displacement: f64,
     /// Nodes `-1 ..= N + 1` are stored at `0 ..= N + 2`: ghost nodes carry the simply
     /// supported condition `u_{-1} = -u_1`, `u_{N+1} = -u_{N-1}`.
     next: Box<[S]>,
@@ -76,8 +65,8 @@ impl<S: StringSample> StiffString<S> {
             grid,
             spacing_m: grid.spacing_m(),
             material,
-            coefficients: UpdateCoefficients::default(),
-            stencil_coefficients: StencilCoefficients::default(),
+            coefficients: StencilCoefficients::default(),
+            force_to_displacement: 0.0,
             next: vec![S::ZERO; len].into_boxed_slice(),
             current: vec![S::ZERO; len].into_boxed_slice(),
             previous: vec![S::ZERO; len].into_boxed_slice(),
@@ -140,22 +129,15 @@ impl<S: StringSample> StiffString<S> {
         let mu_sq = (g.kappa_m2_per_s * k / (h * h)).powi(2);
         let s = 2.0 * g.sigma1_m2_per_s * k / (h * h);
         let norm = 1.0 / (1.0 + g.sigma0_per_s * k);
-        self.coefficients = UpdateCoefficients {
-            centre: (2.0 - 2.0 * lambda_sq - 6.0 * mu_sq - 2.0 * s) * norm,
-            neighbour: (lambda_sq + 4.0 * mu_sq + s) * norm,
-            second_neighbour: -mu_sq * norm,
-            previous_centre: (-(1.0 - g.sigma0_per_s * k) + 2.0 * s) * norm,
-            previous_neighbour: -s * norm,
-            force_to_displacement: k * k * norm / self.material.linear_density_kg_per_m,
+        // Each divided through by `1 + sigma0 k`, in f64, then rounded to the format.
+        self.coefficients = StencilCoefficients {
+            centre: S::from_f64((2.0 - 2.0 * lambda_sq - 6.0 * mu_sq - 2.0 * s) * norm),
+            neighbour: S::from_f64((lambda_sq + 4.0 * mu_sq + s) * norm),
+            second_neighbour: S::from_f64(-mu_sq * norm),
+            previous_centre: S::from_f64((-(1.0 - g.sigma0_per_s * k) + 2.0 * s) * norm),
+            previous_neighbour: S::from_f64(-s * norm),
         };
-        let c = &self.coefficients;
-        self.stencil_coefficients = StencilCoefficients {
-            centre: S::from_f64(c.centre),
-            neighbour: S::from_f64(c.neighbour),
-            second_neighbour: S::from_f64(c.second_neighbour),
-            previous_centre: S::from_f64(c.previous_centre),
-            previous_neighbour: S::from_f64(c.previous_neighbour),
-        };
+        self.force_to_displacement = k * k * norm / self.material.linear_density_kg_per_m;
     }
 
     /// The most intervals a grid may have here (see [`Self::with_capacity`]).
@@ -210,7 +192,7 @@ impl<S: StringSample> StiffString<S> {
         // vectors: the few nodes past node N - 1 (node N, the ghost and the padding) are
         // written too, and set right below.
         let count = (n - 1).next_multiple_of(S::LANES);
-        S::stencil(&self.stencil_coefficients, &self.current, &self.previous, &mut self.next[2..2 + count]);
+        S::stencil(&self.coefficients, &self.current, &self.previous, &mut self.next[2..2 + count]);
         // Node 1 reads the ghost u_{-1} = -u_1 through u_m2 at index 0, already set.
         self.next[GHOST] = S::ZERO;
         self.next[GHOST + n] = S::ZERO;
@@ -224,7 +206,7 @@ impl<S: StringSample> StiffString<S> {
     /// being built: `-k^2 J f / (rho A (1 + sigma0 k))`. Forces on fixed nodes are absorbed.
     #[inline]
     pub fn apply_point_force(&mut self, point: &CubicPoint, force_n: f64) {
-        let scale = self.coefficients.force_to_displacement * force_n / self.spacing_m;
+        let scale = self.force_to_displacement * force_n / self.spacing_m;
         let first = point.first_index;
         if first > 0 && first + 3 < self.grid.intervals {
             // All four nodes move (the bow's, away from the ends): no check for each.
@@ -244,7 +226,7 @@ impl<S: StringSample> StiffString<S> {
 
     /// `k^2 / (rho A (1 + sigma0 k))`: the step's response to a unit force density.
     pub fn force_to_displacement(&self) -> f64 {
-        self.coefficients.force_to_displacement
+        self.force_to_displacement
     }
 
     /// Stops the string with a finger at `position_m` from the nut (eq. 23), or releases it
@@ -428,8 +410,8 @@ pub trait StringSample: Sample + std::ops::Neg<Output = Self> + std::ops::SubAss
     fn stencil(c: &StencilCoefficients<Self>, u: &[Self], p: &[Self], out: &mut [Self]);
 }
 
-/// The stencil's coefficients of one update, in the format `S` ([`UpdateCoefficients`]
-/// rounded).
+/// The stencil's coefficients of one update, divided through by `1 + sigma0 k`, in the
+/// format `S`.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StencilCoefficients<S> {
