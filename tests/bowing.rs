@@ -1,6 +1,9 @@
 //! The bowed string (willemsen2019 section 3): Helmholtz motion, the hysteresis loop of the
 //! elasto-plastic bow, the Newton solver's statistics and the edge cases of the contact.
 
+mod common;
+
+use common::{relative_loop_area, slips};
 use rosin_physics::bow::bowed_string::{BowedString, BowingControls};
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::string::interpolation::CubicPoint;
@@ -54,16 +57,7 @@ fn helmholtz_motion_sticks_and_slips_in_the_right_proportions() {
     let period = RATE / f0;
 
     // One slip per period: count entries into slipping (relative velocity below -vB).
-    let mut slips = 0;
-    let mut slipping = false;
-    for &(v, _) in steady {
-        if !slipping && v < -vb {
-            slips += 1;
-            slipping = true;
-        } else if slipping && v > -0.3 * vb {
-            slipping = false;
-        }
-    }
+    let slips = slips(steady.iter().map(|&(v, _)| v), vb);
     let periods = steady.len() as f64 / period;
     assert!((slips as f64 / periods - 1.0).abs() < 0.05, "{slips} slips in {periods:.1} periods");
 
@@ -91,11 +85,7 @@ fn force_against_relative_velocity_shows_a_hysteresis_loop() {
     let trace = bow(&mut string, 6.0, 0.1, 0.18, 1.2);
     let period = (RATE / 293.66).round() as usize;
     let cycle = &trace[trace.len() - 4 * period..];
-    // The loop's enclosed area (shoelace), relative to its bounding box.
-    let area: f64 = cycle.windows(2).map(|w| w[0].0 * w[1].1 - w[1].0 * w[0].1).sum::<f64>().abs() / 2.0 / 4.0;
-    let (vmin, vmax) = cycle.iter().fold((f64::MAX, f64::MIN), |(a, b), (v, _)| (a.min(*v), b.max(*v)));
-    let (fmin, fmax) = cycle.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, f)| (a.min(*f), b.max(*f)));
-    let relative = area / ((vmax - vmin) * (fmax - fmin));
+    let relative = relative_loop_area(cycle, 4);
     assert!(relative > 0.02, "loop area is {relative:.4} of its bounding box");
     // A memoryless friction curve would give one force per velocity: here the force at the
     // same slip velocity differs between the start and the end of the slip.

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{cents, peak_frequency_hz};
+use common::{cents, least_squares_slope, peak_frequency_hz, relative_loop_area, slips};
 use rosin_engine::voice::VoiceSample;
 use rosin_lab::lab_friction;
 use rosin_physics::bow::bowed_string::{BowedString, BowingControls};
@@ -65,20 +65,6 @@ fn power_at(signal: &[f64], frequency_hz: f64, rate_hz: f64) -> f64 {
     re * re + im * im
 }
 
-/// The entries into slipping of a relative velocity: below -vB, left above -0.3 vB.
-fn slips(relative_mps: impl Iterator<Item = f64>) -> usize {
-    let (mut slips, mut slipping) = (0, false);
-    for v in relative_mps {
-        if !slipping && v < -BOW_VELOCITY_MPS {
-            slips += 1;
-            slipping = true;
-        } else if slipping && v > -0.3 * BOW_VELOCITY_MPS {
-            slipping = false;
-        }
-    }
-    slips
-}
-
 fn db(power: f64) -> f64 {
     10.0 * power.log10()
 }
@@ -103,7 +89,7 @@ fn hear<S: StringSample>(frequency_hz: f64, force_n: f64, rate_hz: f64) -> Heard
     let steady_from = samples - (STEADY_S * rate_hz) as usize;
     let (steady, steady_relative) = (&bridge[steady_from..], &relative[steady_from..]);
     let pitch_hz = peak_frequency_hz(steady, rate_hz, frequency_hz);
-    let slips = slips(steady_relative.iter().copied());
+    let slips = slips(steady_relative.iter().copied(), BOW_VELOCITY_MPS);
     let slip_fraction = steady_relative.iter().filter(|&&v| v < -BOW_VELOCITY_MPS).count() as f64 / steady.len() as f64;
     let level_db = db(steady.iter().map(|x| x * x).sum::<f64>() / steady.len() as f64);
     let fundamental = power_at(steady, pitch_hz, rate_hz);
@@ -115,10 +101,7 @@ fn hear<S: StringSample>(frequency_hz: f64, force_n: f64, rate_hz: f64) -> Heard
         .enumerate()
         .map(|(i, w)| (i as f64 * 0.05, db(w.iter().map(|x| x * x).sum::<f64>() / window as f64)))
         .collect();
-    let n = points.len() as f64;
-    let (sx, sy) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
-    let (sxx, sxy) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x * x, b + x * y));
-    let decay_db_per_s = -(n * sxy - sx * sy) / (n * sxx - sx * sx);
+    let decay_db_per_s = -least_squares_slope(&points);
     Heard { pitch_hz, slips_per_period: slips as f64 / (STEADY_S * pitch_hz), slip_fraction, level_db, harmonics_db, decay_db_per_s }
 }
 
@@ -213,16 +196,13 @@ fn steady<S: StringSample>(model: FrictionModel, force_n: f64) -> Steady {
         })
         .collect();
     let last = &trace[trace.len() - (STEADY_S * RATE) as usize..];
-    let slips = slips(last.iter().map(|t| t.0));
-    let cycle = &trace[trace.len() - 4 * (RATE / f0).round() as usize..];
-    let area = cycle.windows(2).map(|w| w[0].0 * w[1].1 - w[1].0 * w[0].1).sum::<f64>().abs() / 2.0 / 4.0;
-    let (vmin, vmax) = cycle.iter().fold((f64::MAX, f64::MIN), |(a, b), (v, _, _)| (a.min(*v), b.max(*v)));
-    let (fmin, fmax) = cycle.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, f, _)| (a.min(*f), b.max(*f)));
+    let slips = slips(last.iter().map(|t| t.0), BOW_VELOCITY_MPS);
+    let cycle: Vec<(f64, f64)> = trace[trace.len() - 4 * (RATE / f0).round() as usize..].iter().map(|&(v, f, _)| (v, f)).collect();
     Steady {
         slips_per_period: slips as f64 / (STEADY_S * f0),
         fastest_slip_mps: last.iter().map(|t| t.0).fold(f64::MAX, f64::min),
         level_db: db(last.iter().map(|t| t.2 * t.2).sum::<f64>() / last.len() as f64),
-        loop_area: area / ((vmax - vmin) * (fmax - fmin)),
+        loop_area: relative_loop_area(&cycle, 4),
     }
 }
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::peak_frequency_hz;
+use common::{least_squares_slope, peak_frequency_hz};
 use rosin_physics::string::stiff_string::{StiffString, StringMaterial, StringSample};
 use rosin_physics::string::tuning::{cents, min_grid_spacing_m, tune_grid, PitchTarget, SchemeGrid, TuningRequest};
 
@@ -138,10 +138,7 @@ fn decay_times_match<S: StringSample>() {
         }
         // Fit ln(envelope) = a - rate t by least squares.
         let points: Vec<(f64, f64)> = envelope.iter().enumerate().skip(1).map(|(i, e)| ((i * period) as f64 / rate, e.ln())).collect();
-        let count = points.len() as f64;
-        let (sx, sy) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
-        let (sxx, sxy) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x * x, b + x * y));
-        let slope = (count * sxy - sx * sy) / (count * sxx - sx * sx);
+        let slope = least_squares_slope(&points);
         let t60 = 3.0 * 10f64.ln() / -slope;
         let expected = 3.0 * 10f64.ln() / grid.mode_decay_rate_per_s(mode);
         eprintln!("{}: mode {mode}: T60 {t60:.4} s, expected {expected:.4} s ({:+.2} %)", std::any::type_name::<S>(), 100.0 * (t60 / expected - 1.0));

@@ -169,3 +169,36 @@ pub fn workspace_program(name: &str) -> std::process::Command {
     std::process::Command::new(path)
 }
 pub mod listen;
+
+/// The area a (relative velocity, force) loop drawn over `periods` periods encloses in one
+/// (shoelace), relative to its bounding box: 0 for a force that is a function of the
+/// velocity, more the more the friction remembers.
+pub fn relative_loop_area(cycle: &[(f64, f64)], periods: usize) -> f64 {
+    let area = cycle.windows(2).map(|w| w[0].0 * w[1].1 - w[1].0 * w[0].1).sum::<f64>().abs() / 2.0 / periods as f64;
+    let (vmin, vmax) = cycle.iter().fold((f64::MAX, f64::MIN), |(a, b), (v, _)| (a.min(*v), b.max(*v)));
+    let (fmin, fmax) = cycle.iter().fold((f64::MAX, f64::MIN), |(a, b), (_, f)| (a.min(*f), b.max(*f)));
+    area / ((vmax - vmin) * (fmax - fmin))
+}
+
+/// The slips in a bowed string's relative velocity: each entry below `-bow_velocity_mps`,
+/// counted once until the velocity comes back above `-0.3 bow_velocity_mps`.
+pub fn slips(relative_mps: impl IntoIterator<Item = f64>, bow_velocity_mps: f64) -> usize {
+    let (mut slips, mut slipping) = (0, false);
+    for v in relative_mps {
+        if !slipping && v < -bow_velocity_mps {
+            slips += 1;
+            slipping = true;
+        } else if slipping && v > -0.3 * bow_velocity_mps {
+            slipping = false;
+        }
+    }
+    slips
+}
+
+/// The slope of the least-squares line through `points`.
+pub fn least_squares_slope(points: &[(f64, f64)]) -> f64 {
+    let count = points.len() as f64;
+    let (sx, sy) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    let (sxx, sxy) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x * x, b + x * y));
+    (count * sxy - sx * sy) / (count * sxx - sx * sx)
+}
