@@ -276,6 +276,62 @@ fn voices_solved_side_by_side_sound_as_voices_solved_alone() {
     assert_eq!(checked, 2);
 }
 
+/// A string whose controls are all at rest takes its last sample's over rather than work
+/// them out again (the engine's default): every sample has the bits of working them out
+/// each time. The phrase moves everything they are worked from, mid-note and between
+/// steady stretches: each bowing control, the finger, the friction law, a pitch bend, the
+/// mod wheel's vibrato, attacks, releases and ring-outs; under the default, the Violin's
+/// four strings (crossings, stopped notes, hand damping, strings asleep and driven awake
+/// in sympathy) and the Ghost Cello's legato glides.
+#[test]
+fn steady_controls_held_sound_as_controls_worked_out_each_sample() {
+    let rate = 48_000.0;
+    let at = |s: f64| (s * rate) as u64;
+    let mut timeline = Timeline::default();
+    let on = |timeline: &mut Timeline, s: f64, key: u8| timeline.push(at(s), TimelineItem::Note(NoteEvent::NoteOn { note: note_id(key), velocity: 0.8 }));
+    let off = |timeline: &mut Timeline, s: f64, key: u8| timeline.push(at(s), TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(note_id(key)) }));
+    for (i, key) in [60u8, 64, 67, 72].into_iter().enumerate() {
+        on(&mut timeline, 0.05 * i as f64, key);
+    }
+    let controls = [
+        (0.3, "bow_force", 6.0),
+        (0.4, "bow_position", 0.2),
+        (0.5, "bow_velocity", -0.15),
+        (0.6, "damping", 2.0),
+        (0.7, "noise", 0.1),
+        (0.8, "finger_position", 0.1),
+        (0.9, "friction_model", 3.0),
+        (1.0, "bristle_stiffness", 2000.0),
+    ];
+    for (s, id, value) in controls {
+        timeline.push(at(s), TimelineItem::Control { id, value });
+    }
+    timeline.push(at(1.1), TimelineItem::Note(NoteEvent::PitchBend { channel: 0, value: 0.7 }));
+    timeline.push(at(1.2), TimelineItem::Note(NoteEvent::ControlChange { channel: 0, cc: 1, value: 0.8 }));
+    timeline.push(at(1.35), TimelineItem::Note(NoteEvent::ControlChange { channel: 0, cc: 1, value: 0.0 }));
+    off(&mut timeline, 1.4, 64);
+    off(&mut timeline, 1.45, 60);
+    on(&mut timeline, 1.5, 65);
+    on(&mut timeline, 1.6, 60);
+    for (s, key) in [(1.75, 67), (1.8, 72), (1.85, 65), (1.9, 60)] {
+        off(&mut timeline, s, key);
+    }
+    let length = at(2.4);
+    let mut checked = 0;
+    for preset in [None, Some("Violin"), Some("Ghost Cello Lead")] {
+        let controls = preset.map_or_else(Controls::default, |name| rosin_engine::presets::find(name).unwrap().controls());
+        let held = render(&mut Engine::new(rate), &mut controls.clone(), &timeline, length, 256);
+        let mut worked_out = Engine::new(rate);
+        worked_out.set_hold_steady_controls(false);
+        let reference = render(&mut worked_out, &mut controls.clone(), &timeline, length, 256);
+        assert!(peak(&reference) > 0.01, "{preset:?}: nothing sounded");
+        let first_difference = held.iter().zip(&reference).position(|(a, b)| a.to_bits() != b.to_bits());
+        assert!(first_difference.is_none(), "{preset:?}: the held controls differ from sample {first_difference:?} on");
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+}
+
 #[test]
 fn reset_is_deterministic() {
     let rate = 48_000.0;

@@ -107,6 +107,17 @@ impl BowEnvelope {
         self.speed
     }
 
+    /// Whether [`Self::advance`] leaves the envelope as it is: the bow fully down and up
+    /// to speed, or off the string.
+    #[inline]
+    pub fn is_steady(&self) -> bool {
+        match self.phase {
+            Phase::Bowing => (self.pressure + self.pressure_step).min(1.0) == self.pressure && (self.speed + self.speed_step).min(1.0) == self.speed,
+            Phase::Releasing => false,
+            Phase::Ringing | Phase::Free => true,
+        }
+    }
+
     /// Moves one sample on.
     #[inline]
     pub fn advance(&mut self) {

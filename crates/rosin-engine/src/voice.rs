@@ -169,11 +169,29 @@ struct Waiting {
     steps_left: usize,
 }
 
+/// What a sample's controls were worked out under, besides the ramps and the envelope,
+/// when none of those was moving: while these stay the same, the next sample's controls
+/// are the same to the bit, and [`StringVoice::tick_begin`] takes them from [`Waiting`]
+/// rather than working them out again (about 200 instructions a sample).
+#[derive(Clone, Copy, PartialEq)]
+struct HeldControls {
+    hand_damping_per_s: f64,
+    /// The ear's pitch correction, whose share beyond the wave speed's moves the finger.
+    correction: f64,
+}
+
 pub struct StringVoice {
     /// The finite-difference string, its levels in f32 (see [`VoiceSample`]).
     bowed: BowedString<VoiceSample>,
     /// The sample begun and waiting for its contact.
     waiting: Waiting,
+    /// The last sample's controls hold for the next while these do (see [`HeldControls`]);
+    /// `None` when a control, the envelope or the pitch was moving, and after anything that
+    /// changes what the controls are worked from (every `&mut self` method but the ticks).
+    held: Option<HeldControls>,
+    /// Whether `held` is used (the default): off, every sample works its controls out, for
+    /// the test that both give the same bits.
+    hold_steady_controls: bool,
     /// The waveguide string, bowed through `bowed.bow` when it is the engine.
     waveguide: WaveguideString,
     /// The waveguide has played since its lines were last cleared.
@@ -330,6 +348,8 @@ impl StringVoice {
             waveguide_damping: f64::NAN,
             decimator: Decimator::new(1),
             waiting: Waiting { controls: NO_BOWING, on_string: NO_BOWING, drive_n: 0.0, strength: 0.0, speed_ratio: 1.0, steps_left: 0 },
+            held: None,
+            hold_steady_controls: true,
             dc_blocker: DcBlocker::new(sample_rate_hz),
             sample_rate_hz,
             envelope: BowEnvelope::default(),
@@ -492,6 +512,7 @@ impl StringVoice {
     /// Starts a note: tunes a fresh string to it (from the string set the controls name)
     /// and puts the bow down.
     pub fn start(&mut self, note: NoteId, velocity: f64, age: u64, controls: &Controls, grids: &mut GridCache) {
+        self.held = None;
         self.expression = NoteExpression::default();
         let key = note.note as f64;
         let set = string_set(controls.string_set);
@@ -515,6 +536,7 @@ impl StringVoice {
     /// sounding so that it can ring in sympathy: an open string of the four-string
     /// instrument.
     pub fn start_open_string(&mut self, note: NoteId, open_key: f64, design: NoteStringDesign, age: u64, controls: &Controls, grids: &mut GridCache) {
+        self.held = None;
         self.string_set = string_set(controls.string_set);
         self.age = age;
         self.engine = StringEngine::from_control(controls.string_engine);
@@ -535,6 +557,7 @@ impl StringVoice {
     /// Puts the bow down on a string that is already sounding (four-string mode): from rest
     /// with a full attack, or mid-stroke (`legato`) with only the pressure coming in.
     pub fn bow(&mut self, velocity: f64, legato: bool, controls: &Controls) {
+        self.held = None;
         self.velocity = velocity.clamp(0.0, 1.0);
         self.since_release_samples = None;
         self.hand_damping_per_s = 0.0;
@@ -569,6 +592,12 @@ impl StringVoice {
         self.ribbon_shape = RibbonShape::from_controls(controls);
     }
 
+    /// See [`crate::voices::Engine::set_hold_steady_controls`].
+    pub fn set_hold_steady_controls(&mut self, on: bool) {
+        self.held = None;
+        self.hold_steady_controls = on;
+    }
+
     /// The bow this voice plays with.
     pub fn bow_model(&self) -> BowModel {
         self.bow_model
@@ -583,6 +612,7 @@ impl StringVoice {
     /// terms, mutable.
     #[doc(hidden)]
     pub fn ribbon_mut(&mut self) -> &mut RibbonBow {
+        self.held = None;
         &mut self.ribbon
     }
 
@@ -681,6 +711,7 @@ impl StringVoice {
 
     /// Fingers `semitones` above the open string, sliding there over `glide_s` (0: at once).
     pub fn finger_note(&mut self, semitones: f64, glide_s: f64) {
+        self.held = None;
         let samples = (glide_s * self.sample_rate_hz).round() as u32;
         if samples == 0 {
             self.fingered_st.snap(semitones);
@@ -696,11 +727,13 @@ impl StringVoice {
 
     /// Bend plus note tuning (semitones), smoothed over [`PITCH_SMOOTHING_S`].
     pub fn set_bend(&mut self, semitones: f64) {
+        self.held = None;
         self.bend_st.set_bend_target(semitones);
     }
 
     /// Vibrato of `depth_cents` (peak) at `rate_hz`.
     pub fn set_vibrato(&mut self, depth_cents: f64, rate_hz: f64) {
+        self.held = None;
         self.vibrato_depth_st.set_target((depth_cents / 100.0).clamp(0.0, 2.0));
         self.vibrato.set_step_rad(std::f64::consts::TAU * rate_hz.clamp(0.0, 20.0) / self.sample_rate_hz);
     }
@@ -800,6 +833,7 @@ impl StringVoice {
 
     /// New control targets; each ramps there over [`CONTROL_RAMP_S`].
     pub fn set_controls(&mut self, c: &Controls) {
+        self.held = None;
         self.force.set_target(self.weighted_force_n(c));
         self.bow_velocity.set_target(c.bow_velocity_mps);
         self.position.set_target(c.bow_position);
@@ -817,6 +851,7 @@ impl StringVoice {
 
     /// Note-off: the bow slows down and lifts off.
     pub fn release(&mut self) {
+        self.held = None;
         self.envelope.release();
         self.since_release_samples.get_or_insert(0);
     }
@@ -837,6 +872,7 @@ impl StringVoice {
     /// A player's hand stops the string ringing ([`HAND_DAMPING_PER_S`]), and the bow, gone
     /// to the next note, leaves it within [`HAND_LIFT_MS`].
     pub fn damp_by_hand(&mut self) {
+        self.held = None;
         self.hand_damping_per_s = HAND_DAMPING_PER_S;
         self.envelope.set_release(self.release_ms(self.release_ms_control), self.sample_rate_hz);
     }
@@ -863,6 +899,7 @@ impl StringVoice {
 
     #[doc(hidden)]
     pub fn corrupt_for_test(&mut self) {
+        self.held = None;
         let n = self.bowed.string.intervals();
         let mut shape = vec![0.0; n + 1];
         shape[n / 2] = f64::NAN;
@@ -874,6 +911,7 @@ impl StringVoice {
     /// (`is_sane`) can tell such a runaway string from a sounding one.
     #[doc(hidden)]
     pub fn displace_for_test(&mut self, metres: f64) {
+        self.held = None;
         let n = self.bowed.string.intervals();
         let shape: Vec<f64> = (0..=n).map(|i| metres * (std::f64::consts::PI * i as f64 / n as f64).sin()).collect();
         self.bowed.string.set_state(&shape, &shape);
@@ -881,6 +919,7 @@ impl StringVoice {
 
     /// Silences and frees the voice at once.
     pub fn kill(&mut self) {
+        self.held = None;
         self.keep_alive = false;
         self.evening.snap(1.0);
         // The next note takes its key's response, and what was heard of it, from the
@@ -950,6 +989,15 @@ impl StringVoice {
                 self.hand_damping_per_s = 0.0;
             }
         }
+        if let Some(held) = self.held {
+            if held == (HeldControls { hand_damping_per_s: self.hand_damping_per_s, correction: self.intonation.correction() }) {
+                // Nothing the controls are worked from has moved: the last sample's hold.
+                let drive = self.next_drive_n();
+                self.waiting.drive_n = drive;
+                self.waiting.steps_left = self.decimator.factor();
+                return Begun::Contact(self.bowed.begin_driven(&self.waiting.on_string, drive));
+            }
+        }
         let damping = self.damping.next();
         let grid = *self.bowed.string.grid();
         // Losses follow the note's nominal wave speed, exactly as the grid was designed for,
@@ -996,7 +1044,8 @@ impl StringVoice {
         };
         // The ear's correction goes on the wave speed as far as the grid allows; the rest
         // moves the finger, as a player's does (on an open string, a touch near the nut).
-        let (_, finger_correction) = split_correction(self.intonation.correction());
+        let correction = self.intonation.correction();
+        let (_, finger_correction) = split_correction(correction);
         let stop_fraction = corrected_stop_fraction(finger_fraction, finger_correction, grid.intervals as f64);
         // The string gets eq. 23's finger placed so that it sounds stopped where asked.
         let on_string = BowingControls { finger_position_m: (stop_fraction > 0.0).then(|| self.bowed.string.finger_for_stop_m(stop_fraction * grid.length_m)), ..controls };
@@ -1004,8 +1053,7 @@ impl StringVoice {
         // A stopped string's period is shorter in proportion to its vibrating length; a
         // slackened one longer in proportion to its wave speed.
         self.intonation.set_target_period(self.open_period_samples * (1.0 - finger_fraction) / speed_ratio);
-        let drive = if self.envelope.phase() == Phase::Bowing { 0.0 } else { self.drive_n };
-        self.drive_n = 0.0;
+        let drive = self.next_drive_n();
         if self.bow_model == BowModel::Ribbon {
             let losses = (sigma0, sigma1);
             for _ in 0..self.decimator.factor() {
@@ -1017,6 +1065,8 @@ impl StringVoice {
             self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
         } else if self.engine == StringEngine::FiniteDifference {
             self.waiting = Waiting { controls, on_string, drive_n: drive, strength, speed_ratio, steps_left: self.decimator.factor() };
+            let steady = self.hold_steady_controls && self.controls_are_steady();
+            self.held = steady.then_some(HeldControls { hand_damping_per_s: self.hand_damping_per_s, correction });
             return Begun::Contact(self.bowed.begin_driven(&on_string, drive));
         } else {
             // The waveguide's pitch is its loop length: the stopped and slackened string's
@@ -1030,6 +1080,38 @@ impl StringVoice {
             self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
         }
         Begun::Done(self.tick_output(controls))
+    }
+
+    /// The force another string's vibration drives this one with at this sample (none
+    /// while the bow is on it), taken.
+    #[inline(always)]
+    fn next_drive_n(&mut self) -> f64 {
+        let drive = if self.envelope.phase() == Phase::Bowing { 0.0 } else { self.drive_n };
+        self.drive_n = 0.0;
+        drive
+    }
+
+    /// Whether the next sample's controls come out as this one's, whatever the sample
+    /// (only [`HeldControls`] aside): no control ramp moving, no vibrato, the envelope
+    /// steady.
+    fn controls_are_steady(&self) -> bool {
+        let ramps = [
+            &self.force,
+            &self.bow_velocity,
+            &self.position,
+            &self.noise,
+            &self.damping,
+            &self.finger,
+            &self.stiffness,
+            &self.static_friction,
+            &self.dynamic_friction,
+            &self.stribeck,
+            &self.intonation_strength,
+            &self.fingered_st,
+            &self.bend_st,
+            &self.vibrato_depth_st,
+        ];
+        ramps.iter().all(|ramp| ramp.is_idle()) && self.vibrato_depth_st.value() <= 0.0 && self.envelope.is_steady()
     }
 
     /// Ends the string's step [`StringVoice::tick_begin`] began (or the last call went on
@@ -1167,6 +1249,7 @@ impl StringVoice {
     /// sleeps, still tuned, until a bow ([`StringVoice::bow`]) or the bridge
     /// ([`StringVoice::drive`]) wakes it. Only the engine in use is cleared.
     fn sleep(&mut self) {
+        self.held = None;
         self.asleep = true;
         if self.bow_model == BowModel::Ribbon {
             self.ribbon.reset();

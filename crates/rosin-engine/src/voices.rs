@@ -937,6 +937,15 @@ impl Engine {
         self.contact_lanes = on;
     }
 
+    /// Takes a string's controls over from its last sample while nothing they are worked
+    /// from moves (`true`, the default), or works them out every sample. Both give the same
+    /// output to the bit; holding them is quicker. For tests.
+    pub fn set_hold_steady_controls(&mut self, on: bool) {
+        for voice in &mut self.voices {
+            voice.set_hold_steady_controls(on);
+        }
+    }
+
     /// Newton statistics over every voice since each started.
     pub fn newton_stats(&self) -> IterationStats {
         let mut stats = IterationStats::default();

@@ -96,6 +96,13 @@ impl LinearRamp {
     pub fn remaining_samples(&self) -> u32 {
         self.remaining
     }
+
+    /// Whether the ramp has arrived: [`Self::next`] returns the same value until it is
+    /// given another target.
+    #[inline]
+    pub fn is_idle(&self) -> bool {
+        self.remaining == 0
+    }
 }
 
 #[cfg(test)]
