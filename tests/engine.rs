@@ -280,9 +280,9 @@ fn voices_solved_side_by_side_sound_as_voices_solved_alone() {
 /// them out again (the engine's default): every sample has the bits of working them out
 /// each time. The phrase moves everything they are worked from, mid-note and between
 /// steady stretches: each bowing control, the finger, the friction law, a pitch bend, the
-/// mod wheel's vibrato, attacks, releases and ring-outs; under the default, the Violin's
-/// four strings (crossings, stopped notes, hand damping, strings asleep and driven awake
-/// in sympathy) and the Ghost Cello's legato glides.
+/// mod wheel's vibrato, attacks, releases and ring-outs; under the default, the ribbon bow,
+/// the waveguide, the Violin's four strings (crossings, stopped notes, hand damping,
+/// strings asleep and driven awake in sympathy) and the Ghost Cello's legato glides.
 #[test]
 fn steady_controls_held_sound_as_controls_worked_out_each_sample() {
     let rate = 48_000.0;
@@ -317,19 +317,26 @@ fn steady_controls_held_sound_as_controls_worked_out_each_sample() {
         off(&mut timeline, s, key);
     }
     let length = at(2.4);
+    let preset = |name: &str| rosin_engine::presets::find(name).unwrap().controls();
+    let cases = [
+        ("the default", Controls::default()),
+        ("the ribbon bow", Controls { bow_model: 1.0, ..Controls::default() }),
+        ("the waveguide", Controls { string_engine: 1.0, ..Controls::default() }),
+        ("Violin", preset("Violin")),
+        ("Ghost Cello Lead", preset("Ghost Cello Lead")),
+    ];
     let mut checked = 0;
-    for preset in [None, Some("Violin"), Some("Ghost Cello Lead")] {
-        let controls = preset.map_or_else(Controls::default, |name| rosin_engine::presets::find(name).unwrap().controls());
+    for (name, controls) in cases {
         let held = render(&mut Engine::new(rate), &mut controls.clone(), &timeline, length, 256);
         let mut worked_out = Engine::new(rate);
         worked_out.set_hold_steady_controls(false);
         let reference = render(&mut worked_out, &mut controls.clone(), &timeline, length, 256);
-        assert!(peak(&reference) > 0.01, "{preset:?}: nothing sounded");
+        assert!(peak(&reference) > 0.01, "{name}: nothing sounded");
         let first_difference = held.iter().zip(&reference).position(|(a, b)| a.to_bits() != b.to_bits());
-        assert!(first_difference.is_none(), "{preset:?}: the held controls differ from sample {first_difference:?} on");
+        assert!(first_difference.is_none(), "{name}: the held controls differ from sample {first_difference:?} on");
         checked += 1;
     }
-    assert_eq!(checked, 3);
+    assert_eq!(checked, 5);
 }
 
 #[test]

@@ -167,12 +167,17 @@ struct Waiting {
     /// The string's steps still to take this sample, the one waiting for its contact
     /// included: the oversampling factor at the sample's start.
     steps_left: usize,
+    /// The string's `(sigma0, sigma1)`, hand damping included.
+    losses: (f64, f64),
+    /// The stopping finger's fraction of the length, before the ear's correction.
+    finger_fraction: f64,
 }
 
 /// What a sample's controls were worked out under, besides the ramps and the envelope,
 /// when none of those was moving: while these stay the same, the next sample's controls
 /// are the same to the bit, and [`StringVoice::tick_begin`] takes them from [`Waiting`]
-/// rather than working them out again (about 200 instructions a sample).
+/// rather than working them out again ([`StringVoice::work_out_controls`], about 200
+/// instructions a sample).
 #[derive(Clone, Copy, PartialEq)]
 struct HeldControls {
     hand_damping_per_s: f64,
@@ -347,7 +352,7 @@ impl StringVoice {
             ribbon_shape: RibbonShape { points: 4, torsion: true },
             waveguide_damping: f64::NAN,
             decimator: Decimator::new(1),
-            waiting: Waiting { controls: NO_BOWING, on_string: NO_BOWING, drive_n: 0.0, strength: 0.0, speed_ratio: 1.0, steps_left: 0 },
+            waiting: Waiting { controls: NO_BOWING, on_string: NO_BOWING, drive_n: 0.0, strength: 0.0, speed_ratio: 1.0, steps_left: 0, losses: (0.0, 0.0), finger_fraction: 0.0 },
             held: None,
             hold_steady_controls: true,
             dc_blocker: DcBlocker::new(sample_rate_hz),
@@ -989,15 +994,48 @@ impl StringVoice {
                 self.hand_damping_per_s = 0.0;
             }
         }
-        if let Some(held) = self.held {
-            if held == (HeldControls { hand_damping_per_s: self.hand_damping_per_s, correction: self.intonation.correction() }) {
-                // Nothing the controls are worked from has moved: the last sample's hold.
-                let drive = self.next_drive_n();
-                self.waiting.drive_n = drive;
-                self.waiting.steps_left = self.decimator.factor();
-                return Begun::Contact(self.bowed.begin_driven(&self.waiting.on_string, drive));
-            }
+        // The controls are worked out again unless nothing they come from has moved, when
+        // the last sample's stand.
+        let held = HeldControls { hand_damping_per_s: self.hand_damping_per_s, correction: self.intonation.correction() };
+        if self.held != Some(held) {
+            self.work_out_controls(held);
         }
+        let drive = self.next_drive_n();
+        self.waiting.drive_n = drive;
+        self.waiting.steps_left = self.decimator.factor();
+        let Waiting { controls, on_string, strength, speed_ratio, losses, finger_fraction, .. } = self.waiting;
+        if self.bow_model == BowModel::Ribbon {
+            for _ in 0..self.decimator.factor() {
+                let bridge_force = self.ribbon.tick(&on_string, losses, &self.bowed.bow.friction, drive);
+                self.decimator.push(bridge_force);
+                self.intonation.observe(self.ribbon.relative_velocity_mps(), controls.bow_velocity_mps, strength);
+            }
+            let (speed_correction, _) = split_correction(self.intonation.correction());
+            self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
+        } else if self.engine == StringEngine::FiniteDifference {
+            return Begun::Contact(self.bowed.begin_driven(&self.waiting.on_string, drive));
+        } else {
+            // The waveguide's pitch is its loop length: the stopped and slackened string's
+            // frequency, with the ear's correction.
+            let open_hz = self.sample_rate_hz / self.open_period_samples;
+            self.waveguide.set_frequency_hz(open_hz * speed_ratio / (1.0 - finger_fraction) * self.intonation.correction());
+            let bow = &mut self.bowed.bow;
+            self.waveguide_dirty = true;
+            let bridge_force = self.waveguide.tick_with(&controls, drive, |input| bow.solve(input));
+            self.decimator.push(bridge_force);
+            self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
+        }
+        Begun::Done(self.tick_output(controls))
+    }
+
+    /// Advances the controls a sample and works out from them what the string, its losses
+    /// and the bow's friction take this sample, into [`Waiting`] (but its drive and steps);
+    /// `held` is what they are worked out under besides the ramps and the envelope, kept
+    /// while none of those moves (see [`HeldControls`]).
+    // Most samples hold their controls and skip this: out of line, it keeps the voices'
+    // loop small.
+    #[inline(never)]
+    fn work_out_controls(&mut self, held: HeldControls) {
         let damping = self.damping.next();
         let grid = *self.bowed.string.grid();
         // Losses follow the note's nominal wave speed, exactly as the grid was designed for,
@@ -1044,8 +1082,7 @@ impl StringVoice {
         };
         // The ear's correction goes on the wave speed as far as the grid allows; the rest
         // moves the finger, as a player's does (on an open string, a touch near the nut).
-        let correction = self.intonation.correction();
-        let (_, finger_correction) = split_correction(correction);
+        let (_, finger_correction) = split_correction(held.correction);
         let stop_fraction = corrected_stop_fraction(finger_fraction, finger_correction, grid.intervals as f64);
         // The string gets eq. 23's finger placed so that it sounds stopped where asked.
         let on_string = BowingControls { finger_position_m: (stop_fraction > 0.0).then(|| self.bowed.string.finger_for_stop_m(stop_fraction * grid.length_m)), ..controls };
@@ -1053,33 +1090,8 @@ impl StringVoice {
         // A stopped string's period is shorter in proportion to its vibrating length; a
         // slackened one longer in proportion to its wave speed.
         self.intonation.set_target_period(self.open_period_samples * (1.0 - finger_fraction) / speed_ratio);
-        let drive = self.next_drive_n();
-        if self.bow_model == BowModel::Ribbon {
-            let losses = (sigma0, sigma1);
-            for _ in 0..self.decimator.factor() {
-                let bridge_force = self.ribbon.tick(&on_string, losses, &self.bowed.bow.friction, drive);
-                self.decimator.push(bridge_force);
-                self.intonation.observe(self.ribbon.relative_velocity_mps(), controls.bow_velocity_mps, strength);
-            }
-            let (speed_correction, _) = split_correction(self.intonation.correction());
-            self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
-        } else if self.engine == StringEngine::FiniteDifference {
-            self.waiting = Waiting { controls, on_string, drive_n: drive, strength, speed_ratio, steps_left: self.decimator.factor() };
-            let steady = self.hold_steady_controls && self.controls_are_steady();
-            self.held = steady.then_some(HeldControls { hand_damping_per_s: self.hand_damping_per_s, correction });
-            return Begun::Contact(self.bowed.begin_driven(&on_string, drive));
-        } else {
-            // The waveguide's pitch is its loop length: the stopped and slackened string's
-            // frequency, with the ear's correction.
-            let open_hz = self.sample_rate_hz / self.open_period_samples;
-            self.waveguide.set_frequency_hz(open_hz * speed_ratio / (1.0 - finger_fraction) * self.intonation.correction());
-            let bow = &mut self.bowed.bow;
-            self.waveguide_dirty = true;
-            let bridge_force = self.waveguide.tick_with(&controls, drive, |input| bow.solve(input));
-            self.decimator.push(bridge_force);
-            self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
-        }
-        Begun::Done(self.tick_output(controls))
+        self.waiting = Waiting { controls, on_string, drive_n: 0.0, strength, speed_ratio, steps_left: 0, losses: (sigma0, sigma1), finger_fraction };
+        self.held = (self.hold_steady_controls && self.controls_are_steady()).then_some(held);
     }
 
     /// The force another string's vibration drives this one with at this sample (none
@@ -1122,16 +1134,17 @@ impl StringVoice {
     /// comes out.
     #[inline(always)]
     pub(crate) fn tick_end(&mut self, contact: ContactOutput) -> Begun {
-        let Waiting { controls, on_string, drive_n, strength, speed_ratio, steps_left } = self.waiting;
         let bridge_force = self.bowed.end_driven(contact);
         self.decimator.push(bridge_force);
-        self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
-        if steps_left > 1 {
-            self.waiting.steps_left = steps_left - 1;
-            return Begun::Contact(self.bowed.begin_driven(&on_string, drive_n));
+        let waiting = &mut self.waiting;
+        self.intonation.observe(self.bowed.last_contact().relative_velocity_mps, waiting.controls.bow_velocity_mps, waiting.strength);
+        if waiting.steps_left > 1 {
+            waiting.steps_left -= 1;
+            return Begun::Contact(self.bowed.begin_driven(&waiting.on_string, waiting.drive_n));
         }
         let (speed_correction, _) = split_correction(self.intonation.correction());
-        self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
+        self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * waiting.speed_ratio * speed_correction);
+        let controls = waiting.controls;
         Begun::Done(self.tick_output(controls))
     }
 
