@@ -191,8 +191,9 @@ pub struct StringVoice {
     /// The sample begun and waiting for its contact.
     waiting: Waiting,
     /// The last sample's controls hold for the next while these do (see [`HeldControls`]);
-    /// `None` when a control, the envelope or the pitch was moving, and after anything that
-    /// changes what the controls are worked from (every `&mut self` method but the ticks).
+    /// `None` when a control, the envelope or the pitch was moving, and after any method
+    /// that changes what the controls are worked from (each sets it so first; the drive,
+    /// the evening gain and the ear's probe are not among them).
     held: Option<HeldControls>,
     /// Whether `held` is used (the default): off, every sample works its controls out, for
     /// the test that both give the same bits.
