@@ -28,6 +28,7 @@ fn the_energy_balance_holds_to_rounding_on_a_lossless_string() {
         bowed.set_string_losses(0.0, 0.0);
         bowed.set_power_tracking(true);
         bowed.contact_mut().tolerance_mps = 1e-13;
+        bowed.contact_mut().step_tolerance_mps = 1e-13;
         let k = bowed.time_step_s();
         let (mut worst, mut stored, mut supplied, mut lost) = (0.0f64, 0.0f64, 0.0, 0.0);
         let mut worst_relative_to_step = 0.0f64;

@@ -72,6 +72,7 @@ fn voice_energy_balance(controls: &Controls, lossless: bool) -> (f64, f64) {
     if lossless {
         bowed.set_torsion_quality_factor(f64::INFINITY);
         bowed.contact_mut().tolerance_mps = 1e-13;
+        bowed.contact_mut().step_tolerance_mps = 1e-13;
     }
     let k = 1.0 / RATE_HZ;
     let (mut worst, mut stored, mut supplied) = (0.0f64, 0.0f64, 0.0);

@@ -96,17 +96,32 @@ impl IterationStats {
 #[inline(always)]
 pub fn solve_dense_in_place<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N], n: usize) -> bool {
     debug_assert!(n <= N);
-    for col in 0..n {
+    // Every loop runs over `0..N` and skips what lies outside the triangle being worked
+    // (`col + 1 .. n`): bounds the compiler knows, so that it unrolls each loop whole and
+    // drops the skipped steps, where the triangle's own ranges kept a loop of a few steps
+    // with its counter. The same operations in the same order.
+    for col in 0..N {
+        if col >= n {
+            break;
+        }
         let mut pivot_row = col;
         let mut pivot_abs = a[col][col].abs();
-        for row in col + 1..n {
+        for row in 0..N {
+            if row <= col || row >= n {
+                continue;
+            }
             let x = a[row][col].abs();
             if x > pivot_abs {
                 pivot_abs = x;
                 pivot_row = row;
             }
         }
-        let row_scale = a[pivot_row][..n].iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let mut row_scale = 0.0f64;
+        for c in 0..N {
+            if c < n {
+                row_scale = row_scale.max(a[pivot_row][c].abs());
+            }
+        }
         if !(pivot_abs > 1e-300) || pivot_abs <= 1e-14 * row_scale {
             return false;
         }
@@ -115,24 +130,38 @@ pub fn solve_dense_in_place<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64;
             b.swap(pivot_row, col);
         }
         let inverse = 1.0 / a[col][col];
-        for row in col + 1..n {
+        for row in 0..N {
+            if row <= col || row >= n {
+                continue;
+            }
             let factor = a[row][col] * inverse;
             if factor != 0.0 {
-                for c in col + 1..n {
-                    a[row][c] -= factor * a[col][c];
+                for c in 0..N {
+                    if c > col && c < n {
+                        a[row][c] -= factor * a[col][c];
+                    }
                 }
                 b[row] -= factor * b[col];
             }
         }
     }
-    for row in (0..n).rev() {
+    for row in (0..N).rev() {
+        if row >= n {
+            continue;
+        }
         let mut sum = b[row];
-        for c in row + 1..n {
-            sum -= a[row][c] * b[c];
+        for c in 0..N {
+            if c > row && c < n {
+                sum -= a[row][c] * b[c];
+            }
         }
         b[row] = sum / a[row][row];
     }
-    b[..n].iter().all(|x| x.is_finite())
+    let mut finite = true;
+    for x in &b[..n] {
+        finite &= x.is_finite();
+    }
+    finite
 }
 
 #[cfg(test)]
