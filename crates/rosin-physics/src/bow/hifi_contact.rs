@@ -86,7 +86,8 @@ pub struct ContactSystem {
     pub points: usize,
     /// `a`: the relative velocities with no friction force.
     pub free_velocity_mps: PointVector,
-    /// `C`, symmetric with a positive diagonal (s/kg).
+    /// `C`, symmetric to the bit (`C[m][j] == C[j][m]`: the solve reads a row for a
+    /// column) with a positive diagonal (s/kg).
     pub mobility_s_per_kg: PointMatrix,
 }
 
@@ -273,13 +274,19 @@ impl BristleContact {
             }
         }
         let c = &system.mobility_s_per_kg;
+        // `C F`, a column at a time so that the points' sums run side by side: `C` is
+        // symmetric to the bit (see `ContactSystem`), so its row `j` is its column `j`, and
+        // each point's sum adds the same terms in the same order as a row's dot product.
+        let mut coupled = [0.0; MAX_CONTACT_POINTS];
+        for j in 0..n {
+            let force_n = states[j].force_n;
+            for m in 0..n {
+                coupled[m] += c[j][m] * force_n;
+            }
+        }
         let mut residual = [0.0; MAX_UNKNOWNS];
         for m in 0..n {
-            let mut coupled = 0.0;
-            for j in 0..n {
-                coupled += c[m][j] * states[j].force_n;
-            }
-            residual[m] = x[m] - system.free_velocity_mps[m] + coupled;
+            residual[m] = x[m] - system.free_velocity_mps[m] + coupled[m];
             residual[n + m] = states[m].residual_rate_mps;
         }
         let merit = residual[..2 * n].iter().map(|r| r * r).sum();
@@ -310,15 +317,20 @@ impl BristleContact {
             weighted_rate[j] = state.d_force_d_deflection * residual[n + j] / diagonal[j];
         }
         let mut matrix = [[0.0; N]; N];
+        let mut coupled = [0.0; MAX_CONTACT_POINTS];
+        for j in 0..n {
+            // A column at a time, as in `evaluate`.
+            for m in 0..n {
+                coupled[m] += c[j][m] * weighted_rate[j];
+            }
+        }
         let mut rhs = [0.0; N];
         for m in 0..n {
-            let mut coupled = 0.0;
             for j in 0..n {
                 matrix[m][j] = c[m][j] * slope[j];
-                coupled += c[m][j] * weighted_rate[j];
             }
             matrix[m][m] += 1.0;
-            rhs[m] = residual[m] - coupled;
+            rhs[m] = residual[m] - coupled[m];
         }
         if !solve_dense_in_place(&mut matrix, &mut rhs, n) {
             return None;
@@ -539,6 +551,7 @@ impl BristleContact {
         if !(normal_force_n >= MIN_NORMAL_FORCE_N) || !normal_force_n.is_finite() || !finite_input {
             return self.lift(system);
         }
+        debug_assert!((0..n).all(|m| (0..n).all(|j| system.mobility_s_per_kg[m][j].to_bits() == system.mobility_s_per_kg[j][m].to_bits())), "C is symmetric to the bit");
         let mut x = self.warm_start::<N>(k);
         let cap = self.max_newton_steps.clamp(1, MAX_NEWTON_STEPS);
         let mut budget = MAX_EVALUATIONS_PER_POINT * n;

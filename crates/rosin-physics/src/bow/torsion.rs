@@ -237,6 +237,14 @@ impl TorsionalString {
     #[inline]
     pub fn apply_point_force(&mut self, point: &CubicPoint, force_n: f64) {
         let scale = self.force_to_angle * force_n / self.spacing_m;
+        let first = point.first_index;
+        if first > self.held_through && first + 3 < self.intervals {
+            // All four nodes move (the bow's, away from the ends): no check for each.
+            for (w_rad, weight) in self.next[first..][..4].iter_mut().zip(&point.weights) {
+                *w_rad += scale * weight;
+            }
+            return;
+        }
         for (i, w) in point.weights.iter().enumerate() {
             let node = point.first_index + i;
             if self.is_free_node(node) {
