@@ -348,11 +348,13 @@ impl BristleContact {
     ///
     /// Starting instead from the velocities the linear part gives under the forces there
     /// (`v = a - C F(v^{n-1}, r)`, as the point bow's contact starts) took eight ribbon
-    /// voices from 2.86 Newton steps a sample to 2.46, but where the contact has more than
-    /// one root it chose between them differently: on the lossless string with the
-    /// tolerances at 1e-13 (`tests/hifi_bow.rs`) a few samples in a second landed on
-    /// another root, and the torsion, not the string, ended with most of the energy. The
-    /// last velocities keep the contact on the branch it was on.
+    /// voices from 2.86 Newton steps a sample to 2.46, but it did not always end where
+    /// this start does: on the lossless string with the tolerances at 1e-13
+    /// (`tests/hifi_bow.rs`), Newton from the two starts on the same state ended 0.38 to
+    /// 1.04 m/s apart in 11 samples of 88,200, one converging where the other left the
+    /// sample to the fallback, and that string's second then ended with the torsion, not
+    /// the string, holding most of the energy. The last velocities keep the contact on
+    /// the branch it was on (`docs/performance.md`).
     #[inline(always)]
     fn warm_start<const N: usize>(&self, k: f64) -> Unknowns {
         let n = N;
