@@ -112,20 +112,24 @@ impl BowEnvelope {
     #[inline]
     pub fn is_steady(&self) -> bool {
         match self.phase {
-            Phase::Bowing => (self.pressure + self.pressure_step).min(1.0) == self.pressure && (self.speed + self.speed_step).min(1.0) == self.speed,
+            Phase::Bowing => self.bowing_step() == (self.pressure, self.speed),
             Phase::Releasing => false,
             Phase::Ringing | Phase::Free => true,
         }
+    }
+
+    /// The pressure and speed one sample on while bowing: what [`Self::advance`] sets, and
+    /// what [`Self::is_steady`] compares with.
+    #[inline]
+    fn bowing_step(&self) -> (f64, f64) {
+        ((self.pressure + self.pressure_step).min(1.0), (self.speed + self.speed_step).min(1.0))
     }
 
     /// Moves one sample on.
     #[inline]
     pub fn advance(&mut self) {
         match self.phase {
-            Phase::Bowing => {
-                self.pressure = (self.pressure + self.pressure_step).min(1.0);
-                self.speed = (self.speed + self.speed_step).min(1.0);
-            }
+            Phase::Bowing => (self.pressure, self.speed) = self.bowing_step(),
             Phase::Releasing => {
                 self.pressure = (self.pressure - self.release_step).max(0.0);
                 self.speed = (self.speed - self.release_step).max(0.0);
