@@ -190,6 +190,8 @@ impl<S: MembraneSample> FrictionDrum<S> {
         }
         self.place_bow(controls.bow_x_m, controls.bow_y_m);
         let patch_rows = self.membrane_patch.rows();
+        // The bow's place at the previous level, which the update writes the next one over.
+        let bow_previous = self.bow_point.interpolate(self.membrane.previous_displacement());
         // `I_m` of the free update, summed while the stencil writes it.
         let membrane_free = self.membrane.compute_free_update_and_weighted_sum(self.membrane_patch.weights(), patch_rows.clone());
         self.tube.compute_free_update();
@@ -210,7 +212,7 @@ impl<S: MembraneSample> FrictionDrum<S> {
         let fc_free = (tube_free - membrane_free) / denominator;
         let fc_per_bow_force = a * im_jb / denominator;
 
-        let bow_free = (self.bow_point.interpolate(self.membrane.next_displacement()) - self.bow_point.interpolate(self.membrane.previous_displacement())) / (2.0 * k);
+        let bow_free = (self.bow_point.interpolate(self.membrane.next_displacement()) - bow_previous) / (2.0 * k);
         let half_a_over_k = a / (2.0 * k);
         let free_velocity_mps = bow_free - controls.bow_velocity_mps + half_a_over_k * fc_free * im_jb;
         let coupling = half_a_over_k * (ib_jb - fc_per_bow_force * im_jb);

@@ -96,15 +96,18 @@ pub struct Membrane<S: MembraneSample = f64> {
     region: std::ops::Range<usize>,
     /// [`MOVING`] at each moving point, zero elsewhere (and in the padding).
     moving: Box<[u8]>,
-    next: Box<[S]>,
     current: Box<[S]>,
-    previous: Box<[S]>,
-    /// `L u` of the current level, written by the stencil, and of the previous level: the
-    /// `sigma1` term needs both, and keeping the previous one saves a second stencil.
-    laplacian_current: Box<[S]>,
-    laplacian_previous: Box<[S]>,
+    /// The previous level, which the update overwrites point by point with the next one:
+    /// a point's previous displacement is read by that point's update alone. Three levels
+    /// in two arrays, which at Full resolution at 96 kHz (130 intervals a side, 68 kB a
+    /// level in f32) keeps the update's arrays in the core's second cache.
+    previous_then_next: Box<[S]>,
+    /// `L u` of the previous level, which the update overwrites with that of the current
+    /// one: the `sigma1` term needs both, and keeping the previous one saves a second
+    /// stencil. Like the levels, a point's is read by its own update alone.
+    laplacian: Box<[S]>,
     max_intervals: usize,
-    /// How many leading entries of the five levels may be other than zero: a reset clears
+    /// How many leading entries of the three arrays may be other than zero: a reset clears
     /// only those, not the whole capacity (hundreds of kB on the full grid), and nothing at
     /// all for a membrane still at rest.
     touched_len: usize,
@@ -126,11 +129,9 @@ impl<S: MembraneSample> Membrane<S> {
             spans: vec![(0, 0); max_intervals + 1].into_boxed_slice(),
             region: 0..0,
             moving: vec![0; len].into_boxed_slice(),
-            next: vec![S::ZERO; len].into_boxed_slice(),
             current: vec![S::ZERO; len].into_boxed_slice(),
-            previous: vec![S::ZERO; len].into_boxed_slice(),
-            laplacian_current: vec![S::ZERO; len].into_boxed_slice(),
-            laplacian_previous: vec![S::ZERO; len].into_boxed_slice(),
+            previous_then_next: vec![S::ZERO; len].into_boxed_slice(),
+            laplacian: vec![S::ZERO; len].into_boxed_slice(),
             max_intervals,
             touched_len: 0,
         };
@@ -192,7 +193,7 @@ impl<S: MembraneSample> Membrane<S> {
     /// Returns the membrane to rest: clears what has moved since the last reset.
     pub fn reset(&mut self) {
         let len = std::mem::take(&mut self.touched_len);
-        for level in [&mut self.next, &mut self.current, &mut self.previous, &mut self.laplacian_current, &mut self.laplacian_previous] {
+        for level in [&mut self.current, &mut self.previous_then_next, &mut self.laplacian] {
             level[..len].fill(S::ZERO);
         }
     }
@@ -287,7 +288,9 @@ impl<S: MembraneSample> Membrane<S> {
         self.coefficients.force_to_displacement
     }
 
-    /// Computes the next time level with no external force.
+    /// Computes the next time level with no external force, over the previous one: from
+    /// here until [`Membrane::advance`], [`Membrane::previous_displacement`] is the next
+    /// level too.
     #[inline]
     pub fn compute_free_update(&mut self) {
         self.compute_free_update_and_weighted_sum(&[], 0..0);
@@ -297,7 +300,8 @@ impl<S: MembraneSample> Membrane<S> {
     /// `sum(pattern[i] next[i])` over the moving points of `rows`: [`Membrane::weighted_sum`]
     /// of the new level (to the bit on the baseline path, to a dot product's rounding on
     /// the fused AVX2 one), summed while the level is written instead of in a second pass
-    /// over it. `pattern` may be empty when `rows` is.
+    /// over it. `pattern` may be empty when `rows` is. Like [`Membrane::compute_free_update`],
+    /// it writes the next level over the previous one.
     #[inline]
     pub fn compute_free_update_and_weighted_sum(&mut self, pattern: &[S], rows: std::ops::Range<usize>) -> f64 {
         self.touch();
@@ -308,13 +312,7 @@ impl<S: MembraneSample> Membrane<S> {
 
     /// Where the grid in use moves, and the levels one update reads and writes.
     fn grid_and_levels(&mut self) -> (Grid<'_>, Levels<'_, S>) {
-        let levels = Levels {
-            next: &mut self.next,
-            laplacian_current: &mut self.laplacian_current,
-            laplacian_previous: &self.laplacian_previous,
-            current: &self.current,
-            previous: &self.previous,
-        };
+        let levels = Levels { previous_then_next: &mut self.previous_then_next, laplacian: &mut self.laplacian, current: &self.current };
         let grid = Grid::new(&self.spans[..=self.intervals], &self.region, &self.moving);
         (grid, levels)
     }
@@ -329,16 +327,17 @@ impl<S: MembraneSample> Membrane<S> {
         update_rows_then_dot(c, grid, levels, pattern, rows)
     }
 
-    /// The next time level (free update plus whatever forces were added).
+    /// The next time level (free update plus whatever forces were added), between an
+    /// update and [`Membrane::advance`]. It is the array of [`Membrane::previous_displacement`].
     pub fn next_displacement(&self) -> &[S] {
-        &self.next
+        &self.previous_then_next
     }
 
     /// Moves one point of the next time level. Callers only pass moving points.
     #[inline]
     pub fn add_to_next(&mut self, index: usize, displacement_m: f64) {
         self.touch();
-        self.next[index] += S::from_f64(displacement_m);
+        self.previous_then_next[index] += S::from_f64(displacement_m);
     }
 
     /// Adds `scale * pattern[i]` to the next time level over the rows `rows`. `pattern`
@@ -349,7 +348,7 @@ impl<S: MembraneSample> Membrane<S> {
     pub fn add_pattern_to_next(&mut self, pattern: &[S], rows: std::ops::Range<usize>, scale: f64) {
         self.touch();
         let grid = Grid::new(&self.spans[..=self.intervals], &self.region, &self.moving);
-        S::add_scaled(&mut self.next, pattern, grid, rows, S::from_f64(scale));
+        S::add_scaled(&mut self.previous_then_next, pattern, grid, rows, S::from_f64(scale));
     }
 
     /// `sum(pattern[i] u[i])` over the moving points of `rows`, for `u` one of the time levels.
@@ -362,16 +361,17 @@ impl<S: MembraneSample> Membrane<S> {
         &self.current
     }
 
+    /// The previous time level, until an update writes the next one over it (see
+    /// [`Membrane::compute_free_update`]): read it before the update where both are needed.
     pub fn previous_displacement(&self) -> &[S] {
-        &self.previous
+        &self.previous_then_next
     }
 
-    /// Moves time on: the next level becomes the current one.
+    /// Moves time on: the next level becomes the current one, the current one the previous
+    /// (and the Laplacian the update wrote is already the previous level's).
     #[inline]
     pub fn advance(&mut self) {
-        std::mem::swap(&mut self.previous, &mut self.current);
-        std::mem::swap(&mut self.current, &mut self.next);
-        std::mem::swap(&mut self.laplacian_previous, &mut self.laplacian_current);
+        std::mem::swap(&mut self.previous_then_next, &mut self.current);
     }
 
     /// Sets the current and previous levels (for tests and initial conditions). Values at
@@ -383,15 +383,15 @@ impl<S: MembraneSample> Membrane<S> {
             let (start, end) = self.spans[m];
             for i in start..end {
                 self.current[i] = S::from_f64(current[i]);
-                self.previous[i] = S::from_f64(previous[i]);
+                self.previous_then_next[i] = S::from_f64(previous[i]);
             }
         }
         let width = self.width();
         for m in 0..=self.intervals {
             let (start, end) = self.spans[m];
             for i in start..end {
-                let p = &self.previous;
-                self.laplacian_previous[i] = p[i - 1] + p[i + 1] + p[i - width] + p[i + width] - S::from_f64(4.0) * p[i];
+                let p = &self.previous_then_next;
+                self.laplacian[i] = p[i - 1] + p[i + 1] + p[i - width] + p[i + width] - S::from_f64(4.0) * p[i];
             }
         }
     }
@@ -413,11 +413,11 @@ impl<S: MembraneSample> Membrane<S> {
         let mut kinetic = 0.0;
         for &(s, e) in self.spans() {
             for i in s..e {
-                let v = (self.current[i].to_f64() - self.previous[i].to_f64()) / k;
+                let v = (self.current[i].to_f64() - self.previous_then_next[i].to_f64()) / k;
                 kinetic += v * v;
             }
         }
-        let (current, previous) = (|i: usize| self.current[i].to_f64(), |i: usize| self.previous[i].to_f64());
+        let (current, previous) = (|i: usize| self.current[i].to_f64(), |i: usize| self.previous_then_next[i].to_f64());
         let mut potential = 0.0;
         for m in 0..=n {
             for l in 0..=n {
@@ -473,11 +473,11 @@ impl<'a> Grid<'a> {
 /// The arrays one update reads and writes.
 #[doc(hidden)]
 pub struct Levels<'a, S> {
-    next: &'a mut [S],
-    laplacian_current: &'a mut [S],
-    laplacian_previous: &'a [S],
+    /// The previous level on the way in, the next on the way out.
+    previous_then_next: &'a mut [S],
+    /// The previous level's `L u` on the way in, the current level's on the way out.
+    laplacian: &'a mut [S],
     current: &'a [S],
-    previous: &'a [S],
 }
 
 /// From the first moving point of `spans` to past the last (empty if none moves).
@@ -554,7 +554,7 @@ fn update_rows_then_dot<S: MembraneSample>(c: UpdateCoefficients, grid: Grid, mu
     if dot_rows.is_empty() {
         return 0.0;
     }
-    dot(levels.next, pattern, &grid.spans[dot_rows], grid.region.start)
+    dot(levels.previous_then_next, pattern, &grid.spans[dot_rows], grid.region.start)
 }
 
 /// The update over every row's moving span, on a CPU without AVX2 and FMA. The AVX2 loops
@@ -566,17 +566,15 @@ fn update_rows<S: MembraneSample>(c: Coefficients<S>, spans: &[(usize, usize)], 
             continue;
         }
         let n = end - start;
-        let out = &mut levels.next[start..][..n];
-        let lap_out = &mut levels.laplacian_current[start..][..n];
-        let lap_previous = &levels.laplacian_previous[start..][..n];
-        let previous = &levels.previous[start..][..n];
+        let out = &mut levels.previous_then_next[start..][..n];
+        let lap = &mut levels.laplacian[start..][..n];
         let u = &levels.current[start..][..n];
         let left = &levels.current[start - 1..][..n];
         let right = &levels.current[start + 1..][..n];
         let up = &levels.current[start - width..][..n];
         let down = &levels.current[start + width..][..n];
         for j in 0..n {
-            (lap_out[j], out[j]) = point(c, u[j], left[j], right[j], up[j], down[j], previous[j], lap_previous[j]);
+            (lap[j], out[j]) = point(c, u[j], left[j], right[j], up[j], down[j], out[j], lap[j]);
         }
     }
 }
@@ -680,8 +678,8 @@ macro_rules! avx2_loops {
             /// One vector of points of the update from `j` (a flat index): stores their
             /// `L u` (whatever it is where a point does not move: only that point's own
             /// update reads it back, and its result is masked) and their next
-            /// displacements, zero where a point does not move, and returns the
-            /// displacements. Fused, in the baseline's order: `L u = (left + right + up +
+            /// displacements, zero where a point does not move, each over the previous
+            /// level's value that it read first, and returns the displacements. Fused, in the baseline's order: `L u = (left + right + up +
             /// down) - 4 u`, then `((c u - p u') + l L u) - q L u'`, the first difference
             /// first. (Grouping `c u - (p u' + q L u') + l L u` instead costs the same but,
             /// in f32, tipped the irregular bowed note at 40 m/s into a quieter state far
@@ -700,13 +698,13 @@ macro_rules! avx2_loops {
                 let up = $load(levels.current.add(j - width));
                 let down = $load(levels.current.add(j + width));
                 let lap = $fnmadd(k.four, u, $add($add($add(left, right), up), down));
-                let previous = $load(levels.previous.add(j));
-                let lap_previous = $load(levels.laplacian_previous.add(j));
+                let previous = $load(levels.previous_then_next.add(j));
+                let lap_previous = $load(levels.laplacian.add(j));
                 let out = $fmsub(k.centre, u, $mul(k.previous, previous));
                 let out = $fnmadd(k.previous_laplacian, lap_previous, $fmadd(k.laplacian, lap, out));
                 let out = $and(out, moving);
-                $store(levels.laplacian_current.add(j), lap);
-                $store(levels.next.add(j), out);
+                $store(levels.laplacian.add(j), lap);
+                $store(levels.previous_then_next.add(j), out);
                 out
             }
 
@@ -741,11 +739,10 @@ macro_rules! avx2_loops {
             }
 
             struct Pointers {
-                next: *mut $format,
-                laplacian_current: *mut $format,
-                laplacian_previous: *const $format,
+                /// Read, then written over, a vector at a time (see [`super::Levels`]).
+                previous_then_next: *mut $format,
+                laplacian: *mut $format,
                 current: *const $format,
-                previous: *const $format,
                 moving: *const u8,
             }
 
@@ -756,7 +753,7 @@ macro_rules! avx2_loops {
             pub(super) fn update_rows(c: UpdateCoefficients, grid: Grid, levels: Levels<$format>, pattern: &[$format], dot_rows: std::ops::Range<usize>) -> f64 {
                 let Grid { spans, width, region, moving } = grid;
                 let len = levels.current.len();
-                assert!(levels.next.len() == len && levels.laplacian_current.len() == len && levels.laplacian_previous.len() == len && levels.previous.len() == len);
+                assert!(levels.previous_then_next.len() == len && levels.laplacian.len() == len);
                 if region.is_empty() {
                     return 0.0;
                 }
@@ -775,12 +772,12 @@ macro_rules! avx2_loops {
                 };
                 let c: Coefficients<$format> = c.rounded();
                 let k = Splat { centre: $set1(c.centre), previous: $set1(c.previous), laplacian: $set1(c.laplacian), previous_laplacian: $set1(c.previous_laplacian), four: $set1(4.0) };
+                // Each vector reads its points' previous level and Laplacian before it writes
+                // their next ones over them, and no other vector reads them.
                 let p = Pointers {
-                    next: levels.next.as_mut_ptr(),
-                    laplacian_current: levels.laplacian_current.as_mut_ptr(),
-                    laplacian_previous: levels.laplacian_previous.as_ptr(),
+                    previous_then_next: levels.previous_then_next.as_mut_ptr(),
+                    laplacian: levels.laplacian.as_mut_ptr(),
                     current: levels.current.as_ptr(),
-                    previous: levels.previous.as_ptr(),
                     moving: moving.as_ptr(),
                 };
                 let mut lanes = [0.0; 4 * LANES];
@@ -977,7 +974,7 @@ mod tests {
             m.advance();
         }
         m.configure(MembraneShape::Square, 40, k);
-        let at_rest = |m: &Membrane| m.next.iter().chain(&*m.current).chain(&*m.previous).chain(&*m.laplacian_current).chain(&*m.laplacian_previous).all(|u| *u == 0.0);
+        let at_rest = |m: &Membrane| m.current.iter().chain(&*m.previous_then_next).chain(&*m.laplacian).all(|u| *u == 0.0);
         assert!(at_rest(&m), "motion of an earlier grid survived a reset");
         // A membrane at rest has nothing to clear.
         m.reset();
@@ -998,9 +995,10 @@ mod tests {
     }
 
     /// Whether every point of the next level off the mask, the padding too, is still +0
-    /// (the levels below are random there).
+    /// (the current level and the Laplacian below are random there, the previous level +0
+    /// as on a membrane that plays).
     fn still_off_the_mask<S: MembraneSample>(m: &Membrane<S>) -> bool {
-        m.next.iter().enumerate().all(|(i, u)| m.is_moving(i) || u.to_f64().to_bits() == 0)
+        m.previous_then_next.iter().enumerate().all(|(i, u)| m.is_moving(i) || u.to_f64().to_bits() == 0)
     }
 
     /// `|got - exact| <= roundings * epsilon * scale`, or says which point strayed.
@@ -1020,14 +1018,21 @@ mod tests {
                     m
                 });
                 let len = membranes[0].current.len();
-                let levels: Vec<Vec<S>> = (0..3).map(|_| (0..len).map(|_| S::from_f64(random() * 1e-4)).collect()).collect();
-                // A pattern is zero where a point does not move, as a patch's weights are.
-                let pattern: Vec<S> = (0..len).map(|i| S::from_f64(if membranes[0].is_moving(i) { random() } else { 0.0 })).collect();
-                for m in &mut membranes {
-                    m.current.copy_from_slice(&levels[0]);
-                    m.previous.copy_from_slice(&levels[1]);
-                    m.laplacian_previous.copy_from_slice(&levels[2]);
+                let moving: Vec<bool> = (0..len).map(|i| membranes[0].is_moving(i)).collect();
+                let mut levels: Vec<Vec<S>> = (0..3).map(|_| (0..len).map(|_| S::from_f64(random() * 1e-4)).collect()).collect();
+                for (u, &moving) in levels[1].iter_mut().zip(&moving) {
+                    if !moving {
+                        *u = S::ZERO;
+                    }
                 }
+                // A pattern is zero where a point does not move, as a patch's weights are.
+                let pattern: Vec<S> = (0..len).map(|i| S::from_f64(if moving[i] { random() } else { 0.0 })).collect();
+                // Each update writes the next level over the previous one: each starts anew.
+                let start = |m: &mut Membrane<S>| {
+                    m.current.copy_from_slice(&levels[0]);
+                    m.previous_then_next.copy_from_slice(&levels[1]);
+                    m.laplacian.copy_from_slice(&levels[2]);
+                };
                 // The update of each moving point evaluated exactly (to f64's rounding, far
                 // below the format's), with the coefficients as the format stores them, and
                 // the sum of its terms' sizes, which bounds the rounding of any order.
@@ -1044,6 +1049,7 @@ mod tests {
                     (lap, lap_size, out, out_size)
                 };
                 for rows in [0..intervals + 1, 3..intervals / 2, 1..2, intervals - 1..intervals, 0..0] {
+                    membranes.iter_mut().for_each(start);
                     let [dispatched, baseline] = &mut membranes;
                     let sums = [dispatched.compute_free_update_and_weighted_sum(&pattern, rows.clone()), baseline.compute_free_update_and_weighted_sum_on_baseline(&pattern, rows.clone())];
                     let (mut dot, mut dot_size, mut points) = (0.0, 0.0, 0usize);
@@ -1052,8 +1058,8 @@ mod tests {
                             let (lap, lap_size, out, out_size) = exact(i);
                             for (path, m) in [("dispatched", &*dispatched), ("baseline", &*baseline)] {
                                 let what = format!("{path}, {intervals} {shape:?}, point {i}");
-                                within(m.laplacian_current[i].to_f64(), lap, 3.0, epsilon, lap_size, &format!("{what}: L u"));
-                                within(m.next[i].to_f64(), out, 6.0, epsilon, out_size, &what);
+                                within(m.laplacian[i].to_f64(), lap, 3.0, epsilon, lap_size, &format!("{what}: L u"));
+                                within(m.next_displacement()[i].to_f64(), out, 6.0, epsilon, out_size, &what);
                             }
                             if rows.contains(&row) {
                                 dot += out * pattern[i].to_f64();
@@ -1069,23 +1075,23 @@ mod tests {
                         within(sum, dot, roundings, epsilon, dot_size, &format!("{path}'s dot product, {intervals} {shape:?} {rows:?}"));
                     }
                     if !rows.is_empty() {
-                        let alone = dispatched.weighted_sum(&dispatched.next, &pattern, rows.clone());
+                        let alone = dispatched.weighted_sum(dispatched.next_displacement(), &pattern, rows.clone());
                         within(alone, dot, roundings, epsilon, dot_size, "the dot product alone");
                         assert!(alone != 0.0);
                     } else {
                         assert_eq!(sums, [0.0, 0.0]);
                     }
-                    assert!(dispatched.next.iter().any(|&u| u != S::ZERO));
+                    assert!(dispatched.next_displacement().iter().any(|&u| u != S::ZERO));
                     assert!(still_off_the_mask(dispatched), "{intervals} {shape:?}: a point off the mask moved");
                 }
                 for m in &mut membranes {
-                    let before = m.next.clone();
+                    let before = m.next_displacement().to_vec();
                     m.add_pattern_to_next(&pattern, 2..intervals - 1, 0.37);
                     let scale = S::from_f64(0.37).to_f64();
                     for (row, &(start, end)) in m.spans().iter().enumerate() {
                         for i in start..end {
                             let added = if (2..intervals - 1).contains(&row) { scale * pattern[i].to_f64() } else { 0.0 };
-                            within(m.next[i].to_f64(), before[i].to_f64() + added, 2.0, epsilon, before[i].to_f64().abs() + added.abs(), &format!("point {i} of row {row}"));
+                            within(m.next_displacement()[i].to_f64(), before[i].to_f64() + added, 2.0, epsilon, before[i].to_f64().abs() + added.abs(), &format!("point {i} of row {row}"));
                         }
                     }
                     assert!(still_off_the_mask(m), "{intervals} {shape:?}: the pattern moved a point off the mask");
