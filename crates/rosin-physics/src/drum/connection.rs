@@ -10,7 +10,7 @@
 //!   `fc I_t dt. zeta` exactly, so the coupling neither creates nor destroys energy.
 //!   `MODELS.md`'s plain `I_t / h_t` is the interior form of the same rule.
 
-use crate::drum::membrane::{Membrane, MembraneSample};
+use crate::drum::membrane::{AlignedLevel, Membrane, MembraneSample};
 
 /// The fraction of each side of the membrane that the Hann window covers.
 pub const MEMBRANE_PATCH_FRACTION: f64 = 0.85;
@@ -20,7 +20,8 @@ pub const TUBE_PATCH_FRACTION: f64 = 0.04;
 /// `I_m` on the membrane's grid, in the membrane's number format: zero off the patch and
 /// on fixed points.
 pub struct MembranePatch<S: MembraneSample = f64> {
-    weights: Box<[S]>,
+    /// On cache lines as the membrane's levels, which the update reads it beside.
+    weights: AlignedLevel<S>,
     rows: std::ops::Range<usize>,
     /// `sum(I_m^2)`, i.e. `h^2 (I_m . J_m)`, of the weights as stored (rounded to `S`), so
     /// that the connection's force solves the update the membrane takes.
@@ -30,7 +31,7 @@ pub struct MembranePatch<S: MembraneSample = f64> {
 impl<S: MembraneSample> MembranePatch<S> {
     /// Room for a membrane of up to `max_intervals` a side.
     pub fn with_capacity(max_intervals: usize) -> Self {
-        Self { weights: vec![S::ZERO; (max_intervals + 1) * (max_intervals + 1)].into_boxed_slice(), rows: 0..0, sum_of_squares: 0.0 }
+        Self { weights: AlignedLevel::filled((max_intervals + 1) * (max_intervals + 1), S::ZERO), rows: 0..0, sum_of_squares: 0.0 }
     }
 
     /// Builds `I_m` for the membrane's current grid and mask. Never allocates.
