@@ -102,7 +102,8 @@ impl<S> std::ops::DerefMut for AlignedLevel<S> {
 /// `region_start`: that point rounded down to a whole 32 bytes of elements of `S` (of a
 /// level that starts a cache line, see [`AlignedLevel`]), unless that would put the
 /// first vector's upper neighbours before the level; then `region_start` itself. The
-/// dot products' partial sums take their places from it (see [`dot`]), on every path.
+/// dot products' partial sums take their places from it on every path, which renames them
+/// and changes no bit of their result (see [`dot`]).
 fn vector_origin<S>(region_start: usize, width: usize) -> usize {
     let step = 32 / std::mem::size_of::<S>();
     let down = region_start / step * step;
@@ -662,9 +663,12 @@ fn add_scaled<S: MembraneSample>(out: &mut [S], pattern: &[S], spans: &[(usize, 
 const MAX_SUMS: usize = 32;
 
 /// A dot product over the spans with [`MembraneSample::SUMS`] partial sums in a fixed
-/// order: the product at `j` goes to partial sum `(j - origin) % SUMS` (`origin` where
-/// the AVX2 loops' vectors start, [`vector_origin`]), and the partial sums are added by [`sum_partial`]. The
-/// AVX2 loops keep the same sums: a vector's lanes, from `origin` on, are its places.
+/// order: the product at `j` goes to partial sum `(j - origin) % SUMS` (`origin` where the
+/// AVX2 loops' vectors start, [`vector_origin`]), and the partial sums are added by
+/// [`sum_partial`]. The AVX2 loops keep the same sums: a vector's lanes, from `origin` on,
+/// are its places. Another `origin` only renames the partial sums, and [`sum_partial`]
+/// pairs each with the same partner under any renaming, so the result does not depend on
+/// it (`the_dot_product_is_the_same_from_any_origin`).
 fn dot<S: MembraneSample>(level: &[S], pattern: &[S], spans: &[(usize, usize)], origin: usize) -> f64 {
     let mut lanes = [S::ZERO; MAX_SUMS];
     for &(start, end) in spans {
@@ -697,12 +701,12 @@ fn sum_partial<S: MembraneSample>(lanes: &[S]) -> f64 {
 ///
 /// They run over the grid's region whole, in vectors from [`vector_origin`] (the first
 /// moving point's, rounded down to 32 bytes, so that the levels' own loads never straddle
-/// two cache lines) to past its last moving point, not row by row: a row's setup and its last, partial vector cost more than
-/// the points between rows (the frame, and the corners outside a circle), which the
-/// moving points' mask zeroes (their levels stay zero). The last vector reads up to a
-/// vector past the region, from the padding past the grid (see [`MEMBRANE_PADDING`]).
-/// The update sums its dot product with the connection's patch as it writes, each lane to
-/// the partial sum of its place.
+/// two cache lines) to past its last moving point, not row by row: a row's setup and its
+/// last, partial vector cost more than the points between rows (the frame, and the
+/// corners outside a circle), which the moving points' mask zeroes (their levels stay
+/// zero). The last vector reads up to a vector past the region, from the padding past
+/// the grid (see [`MEMBRANE_PADDING`]). The update sums its dot product with the
+/// connection's patch as it writes, each lane to the partial sum of its place.
 ///
 /// They perform the baseline path's operations with its multiplies and adds fused where
 /// they can (`vfmadd`): at Full resolution that took the update's loops from about 21
@@ -741,11 +745,12 @@ macro_rules! avx2_loops {
             /// `L u` (whatever it is where a point does not move: only that point's own
             /// update reads it back, and its result is masked) and their next
             /// displacements, zero where a point does not move, each over the previous
-            /// level's value that it read first, and returns the displacements. Fused, in the baseline's order: `L u = (left + right + up +
-            /// down) - 4 u`, then `((c u - p u') + l L u) - q L u'`, the first difference
-            /// first. (Grouping `c u - (p u' + q L u') + l L u` instead costs the same but,
-            /// in f32, tipped the irregular bowed note at 40 m/s into a quieter state far
-            /// more often than f64 does: see `tests/drum_physics.rs`.)
+            /// level's value that it read first, and returns the displacements. Fused, in
+            /// the baseline's order: `L u = (left + right + up + down) - 4 u`, then
+            /// `((c u - p u') + l L u) - q L u'`, the first difference first. (Grouping
+            /// `c u - (p u' + q L u') + l L u` instead costs the same but, in f32, tipped the
+            /// irregular bowed note at 40 m/s into a quieter state far more often than f64
+            /// does: see `tests/drum_physics.rs`.)
             ///
             /// # Safety
             /// AVX2 and FMA, and `j - width .. j + width + LANES` within every level and
