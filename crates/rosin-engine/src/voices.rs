@@ -1197,38 +1197,48 @@ fn tick_voices(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], lane
         }
         return sounding;
     }
+    tick_in_rounds(voices, outputs, sounding);
+    sounding
+}
+
+/// [`tick_voices`] for the `sounding` voices (two or more), their contacts in lanes. Not
+/// inlined: a call a sample costs less than the code it would add around a lone voice's
+/// sample in the engine's loop.
+#[inline(never)]
+fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], sounding: u32) {
     // The voices waiting for a contact (bit `i` for voice `i`), with their problems.
     let mut waiting: u32 = 0;
     let mut problems = [NO_CONTACT; MAX_VOICES];
-    for (index, voice) in voices.iter_mut().enumerate().take(MAX_VOICES) {
-        if sounding & (1 << index) != 0 {
-            record(index, voice.tick_begin(), outputs, &mut problems, &mut waiting);
-        }
+    let mut rest = sounding;
+    while rest != 0 {
+        let index = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        record(index, voices[index].tick_begin(), outputs, &mut problems, &mut waiting);
     }
     // A round takes every waiting voice a step; a voice waits again only for a step left
-    // of its oversampling factor (at most `MAX_FACTOR` rounds).
+    // of its oversampling factor (at most `MAX_FACTOR` rounds). Its voices go in groups of
+    // up to `CONTACT_LANES`, in order of index.
     while waiting != 0 {
-        let round = std::mem::take(&mut waiting);
-        let mut group: [Option<(usize, &mut StringVoice)>; CONTACT_LANES] = Default::default();
-        let mut inputs = [NO_CONTACT; CONTACT_LANES];
-        let mut filled = 0;
-        for (index, voice) in voices.iter_mut().enumerate().take(MAX_VOICES) {
-            if round & (1 << index) == 0 {
-                continue;
+        let mut round = std::mem::take(&mut waiting);
+        while round != 0 {
+            let mut group: [Option<(usize, &mut StringVoice)>; CONTACT_LANES] = Default::default();
+            let mut inputs = [NO_CONTACT; CONTACT_LANES];
+            // The group's voices borrowed one by one from what is left past the last.
+            let (mut after, mut offset) = (&mut voices[..], 0);
+            for (slot, input) in group.iter_mut().zip(&mut inputs) {
+                if round == 0 {
+                    break;
+                }
+                let index = round.trailing_zeros() as usize;
+                round &= round - 1;
+                let (voice, tail) = std::mem::take(&mut after)[index - offset..].split_first_mut().expect("a sounding voice");
+                *input = problems[index];
+                *slot = Some((index, voice));
+                (after, offset) = (tail, index + 1);
             }
-            inputs[filled] = problems[index];
-            group[filled] = Some((index, voice));
-            filled += 1;
-            if filled == CONTACT_LANES {
-                finish_group(&mut group, &inputs, outputs, &mut problems, &mut waiting);
-                filled = 0;
-            }
-        }
-        if filled > 0 {
             finish_group(&mut group, &inputs, outputs, &mut problems, &mut waiting);
         }
     }
-    sounding
 }
 
 /// Where a voice's sample stands: its output if done, else its next contact problem, and
