@@ -232,9 +232,7 @@ impl<S: MembraneSample> FrictionDrum<S> {
                 self.membrane.add_to_next(i, -a * bow_force * w / h_m2);
             }
         }
-        for (p, s) in self.tube_patch.spread().iter().enumerate() {
-            self.tube.add_to_next(p, -b * fc * s / h_t);
-        }
+        self.tube.add_spread_to_next(self.tube_patch.spread(), -b * fc, h_t);
         self.membrane.advance();
         self.tube.advance();
         self.tube.open_end_displacement_m()
