@@ -1004,6 +1004,11 @@ impl StringVoice {
         let drive = self.next_drive_n();
         self.waiting.drive_n = drive;
         self.waiting.steps_left = self.decimator.factor();
+        if self.engine == StringEngine::FiniteDifference && self.bow_model != BowModel::Ribbon {
+            // The point bow's string (most voices): its contact is solved by the caller,
+            // beside other voices' where there are, and it reads none of the copy below.
+            return Begun::Contact(self.bowed.begin_driven(&self.waiting.on_string, drive));
+        }
         let Waiting { controls, on_string, strength, speed_ratio, losses, finger_fraction, .. } = self.waiting;
         if self.bow_model == BowModel::Ribbon {
             for _ in 0..self.decimator.factor() {
@@ -1013,8 +1018,6 @@ impl StringVoice {
             }
             let (speed_correction, _) = split_correction(self.intonation.correction());
             self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
-        } else if self.engine == StringEngine::FiniteDifference {
-            return Begun::Contact(self.bowed.begin_driven(&self.waiting.on_string, drive));
         } else {
             // The waveguide's pitch is its loop length: the stopped and slackened string's
             // frequency, with the ear's correction.
