@@ -143,14 +143,14 @@ impl Tube {
         out[n] = (rhs + self.open_previous_extra * p[n]) * self.open_norm;
     }
 
-    /// Moves the nodes from the membrane end on of the next level by `scale * spread[p] /
+    /// Moves node `p` of the next level, from the membrane end on, by `scale * spread[p] /
     /// spacing_m` (rounded as that expression is, node by node): the connection's force
     /// spread over its nodes, never the open end. One pass over a slice, which the compiler
-    /// does in vector lanes (a node at a time, each index checked, cost about 270
-    /// instructions a sample at the paper's 640 intervals).
+    /// does in vector lanes; a call a node, each index checked, cost about 270 instructions
+    /// a sample at the paper's 640 intervals.
     #[inline]
     pub fn add_spread_to_next(&mut self, spread: &[f64], scale: f64, spacing_m: f64) {
-        assert!(spread.len() < self.intervals, "the connection reaches the open end");
+        debug_assert!(spread.len() < self.intervals, "the connection reaches the open end");
         for (z, s) in self.next[..spread.len()].iter_mut().zip(spread) {
             *z += scale * s / spacing_m;
         }
