@@ -73,10 +73,10 @@ fn quality_from(control: f64) -> DrumQuality {
     DrumQuality::ALL[(control.round().max(0.0) as usize).min(DrumQuality::ALL.len() - 1)]
 }
 
-/// The number format of the playing drum's membrane: f32, eight points to an AVX2 vector
-/// instead of f64's four, which halves the membrane's cost, the drum's largest. The
-/// tests prove the scheme in f64, and `tests/drum_physics.rs` measures what f32 changes:
-/// the modes, the connection, the energy and a bowed note against f64.
+/// The number format of the playing drum's membrane and tube: f32, eight points to an AVX2
+/// vector instead of f64's four, which halves the membrane's cost, the drum's largest, and
+/// the tube's. The tests prove the scheme in f64, and `tests/drum_physics.rs` measures what
+/// f32 changes: the modes of each, the connection, the energy and a bowed note against f64.
 pub type DrumSample = f32;
 
 pub struct DrumVoice {

@@ -146,10 +146,10 @@ impl TubePatch {
         &self.spread[..self.nodes]
     }
 
-    /// `I_t zeta` for one of the tube's levels.
+    /// `I_t zeta` for one of the tube's levels, in f64 whatever their format.
     #[inline]
-    pub fn interpolate(&self, level: &[f64]) -> f64 {
-        self.weights().iter().zip(level).map(|(w, z)| w * z).sum()
+    pub fn interpolate<S: MembraneSample>(&self, level: &[S]) -> f64 {
+        self.weights().iter().zip(level).map(|(w, z)| w * z.to_f64()).sum()
     }
 
     pub fn sum_of_squares(&self) -> f64 {

@@ -95,11 +95,11 @@ pub struct DrumControls {
 }
 
 /// The membrane, the tube, the connection and the bow, stepped together. The membrane's
-/// levels are in the number format `S` ([`MembraneSample`]); everything else, the tube,
-/// the bow and the connection's force, is in f64.
+/// and the tube's levels are in the number format `S` ([`MembraneSample`]); everything
+/// else, the bow and the connection's force, is in f64.
 pub struct FrictionDrum<S: MembraneSample = f64> {
     pub membrane: Membrane<S>,
-    pub tube: Tube,
+    pub tube: Tube<S>,
     /// The bow's contact, under any of the friction models the strings play.
     pub bow: FrictionContact,
     design: DrumDesign,
@@ -119,7 +119,7 @@ impl<S: MembraneSample> FrictionDrum<S> {
     pub fn with_capacity(max_membrane_intervals: usize, max_tube_intervals: usize, design: DrumDesign, sample_rate_hz: f64, friction: ElastoPlasticParams, seed: u64) -> Self {
         let k = 1.0 / sample_rate_hz;
         let membrane = Membrane::<S>::with_capacity(max_membrane_intervals, design.membrane, design.shape, max_membrane_intervals, k);
-        let tube = Tube::with_capacity(max_tube_intervals, design.tube, max_tube_intervals, k);
+        let tube = Tube::<S>::with_capacity(max_tube_intervals, design.tube, max_tube_intervals, k);
         let bow_point = BilinearPoint::new(&membrane, 0.0, 0.0);
         let mut drum = Self {
             membrane,
