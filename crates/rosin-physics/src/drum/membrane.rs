@@ -952,22 +952,26 @@ macro_rules! avx2_loops {
                         let (o, w) = (o.add(LANES * q), w.add(LANES * q));
                         $store(o, $fmadd(scale, $load(w), $load(o)));
                     };
-                    masked(0);
+                    // From the last vector back to the first: the update that wrote these
+                    // levels ran from the first to the last, so the last ones it touched,
+                    // which are the likeliest still in the L1 cache, go first, and the first
+                    // ones, which the next sample's update reads first, are touched last.
                     if vectors > 1 {
-                        // Four vectors at a time: the loop's pointers step once for four.
-                        let mut q = 1;
-                        while q + 4 < vectors {
-                            for i in 0..4 {
-                                add(q + i);
-                            }
-                            q += 4;
-                        }
-                        while q < vectors - 1 {
-                            add(q);
-                            q += 1;
-                        }
                         masked(vectors - 1);
+                        // Four vectors at a time: the loop's pointers step once for four.
+                        let mut q = vectors - 1;
+                        while q > 4 {
+                            for i in 1..=4 {
+                                add(q - i);
+                            }
+                            q -= 4;
+                        }
+                        while q > 1 {
+                            q -= 1;
+                            add(q);
+                        }
                     }
+                    masked(0);
                 }
             }
         }
