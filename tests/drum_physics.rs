@@ -507,9 +507,9 @@ fn the_f32_membrane_rings_at_the_f64_modes() {
 fn the_f32_tube_rings_at_the_f64_modes() {
     // Both radiating ends, lossless and the paper's: the playing drum's tube in f32 keeps
     // f64's resonances and, after a second, its waveform. Struck as the connection drives
-    // it, by a bump as wide as its half-Hann (`TubePatch`): a single node's spike rings up
-    // to the grid's Nyquist, where rounding the coefficients to f32 (a relative 3e-8 of
-    // the wave speed) drifts the phase by milliradians a second, measured -61 dB after one.
+    // it, by a bump as wide as its half-Hann (`TubePatch`). A single node's spike, which
+    // rings up to the grid's Nyquist, measured -112 dB after 1,000 samples, -76 dB after
+    // 4,800 and -61 dB after a second: f32 follows it less closely the sharper it is.
     for (material, orders) in [(TubeMaterial { radiation_loss_s_per_m: 0.0, ..TubeMaterial::default() }, 1..=5), (TubeMaterial::default(), 2..=5)] {
         let intervals = material.intervals_at_limit(1.0 / RATE);
         let mut patch = TubePatch::with_capacity(intervals);

@@ -199,9 +199,10 @@ impl<S: MembraneSample> Tube<S> {
         self.current[..=self.intervals].iter().all(|z| z.to_f64().abs() < limit_m)
     }
 
-    /// The stored energy between the previous and current levels (J), between steps: kinetic and potential
-    /// energy with half weights at both ends, plus the open end's spring,
-    /// `rho A gamma^2 alpha2 (zeta_N+^2 + zeta_N^2) / 4`. Only `alpha1` removes energy.
+    /// The stored energy between the previous and current levels (J), between steps:
+    /// kinetic and potential energy with half weights at both ends, plus the open end's
+    /// spring, `rho A gamma^2 alpha2 (zeta_N+^2 + zeta_N^2) / 4`. Only `alpha1` removes
+    /// energy.
     pub fn energy_j(&self) -> f64 {
         let n = self.intervals;
         let h = self.spacing_m();
@@ -232,11 +233,12 @@ pub type InteriorLevels<'a, S> = (&'a mut [S], &'a [S], &'a [S], &'a [S]);
 /// reads), so the loop vectorises with no bounds checks. Compiled for AVX-512 and AVX2 as
 /// well as the baseline and chosen once at run time by the CPU (`multiversion`), as the
 /// string's stencil is: 8 or 4 lanes of f64 instead of SSE2's 2, twice as many of f32.
-/// Where the CPU has FMA the multiplies and adds are fused, `centre u + (l2 (left + right)
-/// - previous)` in two roundings instead of four (at the paper's 640 intervals in f64,
-/// about 1,350 instructions a sample down to about 1,000); elsewhere they are not, since a
-/// fused multiply-add without the instruction is a call. So the paths agree to a few
-/// roundings, not to the bit. [`MembraneSample::update_tube_interior`] calls the format's.
+/// Where the CPU has FMA the multiplies and adds are fused,
+/// `centre u + (l2 (left + right) - previous)` in two roundings instead of four (at the
+/// paper's 640 intervals in f64, about 1,350 instructions a sample down to about 1,000);
+/// elsewhere they are not, since a fused multiply-add without the instruction is a call.
+/// So the paths agree to a few roundings, not to the bit.
+/// [`MembraneSample::update_tube_interior`] calls the format's.
 macro_rules! tube_interior {
     ($name:ident, $format:ident) => {
         #[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
@@ -266,8 +268,8 @@ mod tests {
 
     /// The interior update in the format `S` (its epsilon `epsilon`) on whatever path this
     /// CPU takes (AVX-512 or AVX2 with FMA, or the baseline) keeps within a few roundings of
-    /// the expression evaluated exactly from the same stored values, one node at a time, at
-    /// every length (whole vectors and remainders alike).
+    /// the expression evaluated in f64 from the same stored values (as good as exact for
+    /// f32), one node at a time, at every length (whole vectors and remainders alike).
     fn keeps_to_the_scalar_update<S: MembraneSample>(epsilon: f64) {
         let mut uniform = crate::test_uniform(0x9E37_79B9_7F4A_7C15);
         let mut random = || S::from_f64((uniform() - 0.5) * 1e-3);
@@ -285,7 +287,7 @@ mod tests {
                 let expected = c * middle + l * (left + right) - previous;
                 let size = (c * middle).abs() + (l * (left + right)).abs() + previous.abs();
                 let roundings = (out[j].to_f64() - expected).abs() / (epsilon * size);
-                assert!(roundings <= 4.0, "node {j} of {count}: {roundings:.2} roundings from the exact value");
+                assert!(roundings <= 4.0, "node {j} of {count}: {roundings:.2} roundings from the scalar value");
             }
         }
     }
