@@ -11,6 +11,7 @@
 //!   `MODELS.md`'s plain `I_t / h_t` is the interior form of the same rule.
 
 use crate::drum::membrane::{AlignedLevel, Membrane, MembraneSample};
+use crate::drum::tube::TubeSample;
 
 /// The fraction of each side of the membrane that the Hann window covers.
 pub const MEMBRANE_PATCH_FRACTION: f64 = 0.85;
@@ -148,7 +149,7 @@ impl TubePatch {
 
     /// `I_t zeta` for one of the tube's levels, in f64 whatever their format.
     #[inline]
-    pub fn interpolate<S: MembraneSample>(&self, level: &[S]) -> f64 {
+    pub fn interpolate<S: TubeSample>(&self, level: &[S]) -> f64 {
         self.weights().iter().zip(level).map(|(w, z)| w * z.to_f64()).sum()
     }
 

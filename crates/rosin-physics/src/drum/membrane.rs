@@ -15,8 +15,7 @@
 //! `avx2_loops`). The levels are f64 or f32 ([`MembraneSample`]): the tests prove the
 //! scheme in f64, the drum plays f32.
 
-use crate::drum::tube::InteriorLevels;
-use crate::string::format::Sample;
+use crate::drum::tube::TubeSample;
 
 /// The outline of the membrane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -495,12 +494,12 @@ impl<S: MembraneSample> Membrane<S> {
     }
 }
 
-/// The number format of the drum's levels, its membrane's and its tube's ([`Sample`]): f64,
-/// in which the tests prove the scheme (its modes, its energy and the drum's connection to
-/// rounding), or f32, which the real-time drum plays. The update's coefficients are worked
-/// out in f64 and rounded once to the format; the membrane's kernels for each format are
-/// below, the tube's in [`crate::drum::tube`].
-pub trait MembraneSample: Sample + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::AddAssign {
+/// The number format of the drum's levels, its membrane's and (as a [`TubeSample`]) its
+/// tube's: f64, in which the tests prove the scheme (its modes, its energy and the drum's
+/// connection to rounding), or f32, which the real-time drum plays. The update's
+/// coefficients are worked out in f64 and rounded once to the format; the membrane's
+/// kernels for each format are below.
+pub trait MembraneSample: TubeSample + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::AddAssign {
     /// The partial sums a dot product keeps: the lanes of four AVX2 vectors.
     const SUMS: usize;
     /// The update over every row's moving span and, over the moving points of `dot_rows`,
@@ -510,10 +509,6 @@ pub trait MembraneSample: Sample + std::ops::Add<Output = Self> + std::ops::Sub<
     /// `out += scale * pattern` over the moving points of `rows`.
     #[doc(hidden)]
     fn add_scaled(out: &mut [Self], pattern: &[Self], grid: Grid, rows: std::ops::Range<usize>, scale: Self);
-    /// The tube's interior update, `next = centre u + l2 (left + right) - previous`, each
-    /// next written over its previous.
-    #[doc(hidden)]
-    fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self);
 }
 
 /// Where a grid's points move.
@@ -564,7 +559,7 @@ fn region_of(spans: &[(usize, usize)]) -> std::ops::Range<usize> {
 /// other the baseline's ([`update_rows_then_dot`], [`add_scaled`]). The paths agree to a
 /// few roundings of the format (the AVX2 loops fuse their multiply-adds).
 macro_rules! membrane_sample {
-    ($format:ident, $sums:literal, $avx2:ident, $tube:ident) => {
+    ($format:ident, $sums:literal, $avx2:ident) => {
         impl MembraneSample for $format {
             const SUMS: usize = $sums;
 
@@ -591,17 +586,12 @@ macro_rules! membrane_sample {
                 }
                 dispatch(out, pattern, grid, rows, scale)
             }
-
-            #[inline]
-            fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self) {
-                crate::drum::tube::$tube(levels, centre, l2)
-            }
         }
     };
 }
 
-membrane_sample!(f64, 16, avx2_f64, update_interior_f64);
-membrane_sample!(f32, 32, avx2_f32, update_interior_f32);
+membrane_sample!(f64, 16, avx2_f64);
+membrane_sample!(f32, 32, avx2_f32);
 
 /// The update's coefficients in the format `S`.
 #[derive(Clone, Copy)]

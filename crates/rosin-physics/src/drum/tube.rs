@@ -7,11 +7,20 @@
 //! and a centred difference, so the scheme's energy uses the trapezoid inner product (half
 //! weights at the ends): see [`Tube::energy_j`].
 //!
-//! The levels are in the drum's number format `S` ([`MembraneSample`]): f64, in which the
-//! tests prove the scheme, or f32, which the playing drum keeps, as its membrane's. The ends'
+//! The levels are in the drum's number format `S` ([`TubeSample`], which every
+//! [`MembraneSample`](crate::drum::membrane::MembraneSample) is): f64, in which the tests
+//! prove the scheme, or f32, which the playing drum keeps, as its membrane's. The ends'
 //! updates, the connection's force and every read-out work in f64 from the stored values.
 
-use crate::drum::membrane::MembraneSample;
+use crate::string::format::Sample;
+
+/// The number format of a tube's levels ([`Sample`]), with its interior's kernel.
+pub trait TubeSample: Sample {
+    /// The interior's update, `next = centre u + l2 (left + right) - previous`, each next
+    /// written over its previous: the format's kernel below (`update_interior_f64`, `_f32`).
+    #[doc(hidden)]
+    fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self);
+}
 
 /// The tube's physical description.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,7 +67,7 @@ impl TubeMaterial {
 /// The air column with three time levels in two arrays: the update writes the next level
 /// over the previous one, node by node, each after reading it (as the membrane's does), so
 /// a sample streams two arrays instead of three. The levels are in the format `S`.
-pub struct Tube<S: MembraneSample = f64> {
+pub struct Tube<S: TubeSample = f64> {
     material: TubeMaterial,
     intervals: usize,
     time_step_s: f64,
@@ -73,7 +82,7 @@ pub struct Tube<S: MembraneSample = f64> {
     max_intervals: usize,
 }
 
-impl<S: MembraneSample> Tube<S> {
+impl<S: TubeSample> Tube<S> {
     /// Allocates room for up to `max_intervals` intervals; nothing allocates after this.
     pub fn with_capacity(max_intervals: usize, material: TubeMaterial, intervals: usize, time_step_s: f64) -> Self {
         let len = max_intervals.max(2) + 1;
@@ -237,12 +246,12 @@ pub type InteriorLevels<'a, S> = (&'a mut [S], &'a [S], &'a [S], &'a [S]);
 /// `centre u + (l2 (left + right) - previous)` in two roundings instead of four (at the
 /// paper's 640 intervals in f64, about 1,350 instructions a sample down to about 1,000);
 /// elsewhere they are not, since a fused multiply-add without the instruction is a call.
-/// So the paths agree to a few roundings, not to the bit.
-/// [`MembraneSample::update_tube_interior`] calls the format's.
+/// So the paths agree to a few roundings, not to the bit. The format's
+/// [`TubeSample::update_tube_interior`] calls it.
 macro_rules! tube_interior {
     ($name:ident, $format:ident) => {
         #[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
-        pub(crate) fn $name(levels: InteriorLevels<$format>, centre: $format, l2: $format) {
+        fn $name(levels: InteriorLevels<$format>, centre: $format, l2: $format) {
             let (out, left, u, right) = levels;
             let n = out.len();
             let (left, u, right) = (&left[..n], &u[..n], &right[..n]);
@@ -262,6 +271,20 @@ macro_rules! tube_interior {
 tube_interior!(update_interior_f64, f64);
 tube_interior!(update_interior_f32, f32);
 
+impl TubeSample for f64 {
+    #[inline]
+    fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self) {
+        update_interior_f64(levels, centre, l2)
+    }
+}
+
+impl TubeSample for f32 {
+    #[inline]
+    fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self) {
+        update_interior_f32(levels, centre, l2)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +293,7 @@ mod tests {
     /// CPU takes (AVX-512 or AVX2 with FMA, or the baseline) keeps within a few roundings of
     /// the expression evaluated in f64 from the same stored values (as good as exact for
     /// f32), one node at a time, at every length (whole vectors and remainders alike).
-    fn keeps_to_the_scalar_update<S: MembraneSample>(epsilon: f64) {
+    fn keeps_to_the_scalar_update<S: TubeSample>(epsilon: f64) {
         let mut uniform = crate::test_uniform(0x9E37_79B9_7F4A_7C15);
         let mut random = || S::from_f64((uniform() - 0.5) * 1e-3);
         let (centre, l2) = (S::from_f64(0.413), S::from_f64(0.7935));
