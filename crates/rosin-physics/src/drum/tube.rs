@@ -17,7 +17,7 @@ use crate::string::format::Sample;
 /// The number format of a tube's levels ([`Sample`]), with its interior's kernel.
 pub trait TubeSample: Sample {
     /// The interior's update, `next = centre u + l2 (left + right) - previous`, each next
-    /// written over its previous: the format's kernel below (`update_interior_f64`, `_f32`).
+    /// written over its previous: the format's kernel, written by `tube_sample!` below.
     #[doc(hidden)]
     fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self);
 }
@@ -237,7 +237,7 @@ impl<S: TubeSample> Tube<S> {
 /// The interior nodes' `(previous then next, left, centre, right)`, in the format `S`.
 pub type InteriorLevels<'a, S> = (&'a mut [S], &'a [S], &'a [S], &'a [S]);
 
-/// Writes the interior nodes' update for a format, `$name(levels, centre, l2)`: the levels
+/// Implements [`TubeSample`] for a format: the interior nodes' update, the levels
 /// cut to one length (each node's next level written over its previous one, which only it
 /// reads), so the loop vectorises with no bounds checks. Compiled for AVX-512 and AVX2 as
 /// well as the baseline and chosen once at run time by the CPU (`multiversion`), as the
@@ -246,44 +246,35 @@ pub type InteriorLevels<'a, S> = (&'a mut [S], &'a [S], &'a [S], &'a [S]);
 /// `centre u + (l2 (left + right) - previous)` in two roundings instead of four (at the
 /// paper's 640 intervals in f64, about 1,350 instructions a sample down to about 1,000);
 /// elsewhere they are not, since a fused multiply-add without the instruction is a call.
-/// So the paths agree to a few roundings, not to the bit. The format's
-/// [`TubeSample::update_tube_interior`] calls it.
-macro_rules! tube_interior {
-    ($name:ident, $format:ident) => {
-        #[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
-        fn $name(levels: InteriorLevels<$format>, centre: $format, l2: $format) {
-            let (out, left, u, right) = levels;
-            let n = out.len();
-            let (left, u, right) = (&left[..n], &u[..n], &right[..n]);
-            if multiversion::target::target_cfg_f!(target_feature = "fma") {
-                for j in 0..n {
-                    out[j] = centre.mul_add(u[j], l2.mul_add(left[j] + right[j], -out[j]));
+/// So the paths agree to a few roundings, not to the bit.
+macro_rules! tube_sample {
+    ($format:ident) => {
+        impl TubeSample for $format {
+            #[inline]
+            fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self) {
+                #[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+                fn dispatch(levels: InteriorLevels<$format>, centre: $format, l2: $format) {
+                    let (out, left, u, right) = levels;
+                    let n = out.len();
+                    let (left, u, right) = (&left[..n], &u[..n], &right[..n]);
+                    if multiversion::target::target_cfg_f!(target_feature = "fma") {
+                        for j in 0..n {
+                            out[j] = centre.mul_add(u[j], l2.mul_add(left[j] + right[j], -out[j]));
+                        }
+                    } else {
+                        for j in 0..n {
+                            out[j] = centre * u[j] + l2 * (left[j] + right[j]) - out[j];
+                        }
+                    }
                 }
-            } else {
-                for j in 0..n {
-                    out[j] = centre * u[j] + l2 * (left[j] + right[j]) - out[j];
-                }
+                dispatch(levels, centre, l2)
             }
         }
     };
 }
 
-tube_interior!(update_interior_f64, f64);
-tube_interior!(update_interior_f32, f32);
-
-impl TubeSample for f64 {
-    #[inline]
-    fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self) {
-        update_interior_f64(levels, centre, l2)
-    }
-}
-
-impl TubeSample for f32 {
-    #[inline]
-    fn update_tube_interior(levels: InteriorLevels<Self>, centre: Self, l2: Self) {
-        update_interior_f32(levels, centre, l2)
-    }
-}
+tube_sample!(f64);
+tube_sample!(f32);
 
 #[cfg(test)]
 mod tests {
