@@ -29,7 +29,7 @@ pub use crate::bow::hifi_params::{BowHairParams, HiFiBowParams, HiFiStringParams
 use crate::friction::dupont::ElastoPlasticParams;
 
 use crate::bow::hifi_contact::{BristleContact, ContactSystem, PointMatrix, PointVector, MAX_CONTACT_POINTS};
-use crate::string::interpolation::CubicPoint;
+use crate::string::interpolation::{CubicPoint, CubicPoints};
 use crate::friction::newton::IterationStats;
 use crate::string::stiff_string::{StiffString, StringMaterial};
 use crate::bow::torsion::{TorsionParams, TorsionalString};
@@ -116,6 +116,10 @@ pub struct HiFiBowedString {
     time_step_s: f64,
     string_points: [CubicPoint; MAX_CONTACT_POINTS],
     torsion_points: [CubicPoint; MAX_CONTACT_POINTS],
+    /// The same points in lanes, read together (`string_points[..points]`, and
+    /// `torsion_points[..points]` while the string twists).
+    string_lanes: CubicPoints,
+    torsion_lanes: CubicPoints,
     /// `C` of eq. 59.
     mobility: PointMatrix,
     hair: [Hair; MAX_CONTACT_POINTS],
@@ -187,6 +191,8 @@ impl HiFiBowedString {
             points,
             time_step_s: k,
             string_points: [placeholder; MAX_CONTACT_POINTS],
+            string_lanes: CubicPoints::new(&[placeholder]),
+            torsion_lanes: CubicPoints::new(&[placeholder]),
             mobility: [[0.0; MAX_CONTACT_POINTS]; MAX_CONTACT_POINTS],
             hair: [Hair::default(); MAX_CONTACT_POINTS],
             hair_mass_kg,
@@ -368,6 +374,10 @@ impl HiFiBowedString {
                 self.torsion_points[m] = CubicPoint::new(x / t.spacing_m(), t.intervals());
             }
         }
+        self.string_lanes = CubicPoints::new(&self.string_points[..self.points]);
+        if self.torsion.is_some() {
+            self.torsion_lanes = CubicPoints::new(&self.torsion_points[..self.points]);
+        }
         self.update_mobility();
     }
 
@@ -452,12 +462,12 @@ impl HiFiBowedString {
         let mut system = ContactSystem { points: n, free_velocity_mps: [0.0; MAX_CONTACT_POINTS], mobility_s_per_kg: self.mobility };
         // The previous level does not move within the step: its part of each point's
         // surface velocity is read once, for the free velocity and the realised one.
-        let mut surface_previous = [(0.0, 0.0); MAX_CONTACT_POINTS];
+        let surface_previous = self.surface_previous();
+        let surface_free = self.surface_velocities_mps(&surface_previous);
         for m in 0..n {
             let hair = self.hair[m];
             hair_free[m] = (2.0 * self.hair_mass_kg * (hair.eta_m - hair.eta_previous_m) / (k * k) - 0.5 * self.hair_stiffness_n_per_m * (hair.eta_m + hair.eta_previous_m)) / self.hair_denominator_kg_per_s;
-            surface_previous[m] = self.surface_previous(m);
-            system.free_velocity_mps[m] = self.surface_velocity_mps(m, surface_previous[m]) - vb - hair_free[m];
+            system.free_velocity_mps[m] = surface_free[m] - vb - hair_free[m];
         }
         let solution = self.contact.solve(&system, self.normal_force_n / n as f64, k);
 
@@ -474,9 +484,10 @@ impl HiFiBowedString {
             hair_velocity[m] = hair_free[m] + force / self.hair_denominator_kg_per_s;
         }
         let s0 = self.contact.point_friction().bristle_stiffness_n_per_m;
+        let surface = self.surface_velocities_mps(&surface_previous);
         for m in 0..n {
             let force = solution.force_n[m];
-            let realised = self.surface_velocity_mps(m, surface_previous[m]) - vb - hair_velocity[m];
+            let realised = surface[m] - vb - hair_velocity[m];
             step.relative_velocity_mps[m] = realised;
             step.force_n[m] = force;
             step.deflection_m[m] = solution.deflection_m[m];
@@ -506,20 +517,25 @@ impl HiFiBowedString {
     }
 
     /// `I_m dt. u - r I_T,m dt. w` of the step being built: the string surface's velocity
-    /// at point `m`, along the bow, with `previous` from [`Self::surface_previous`].
+    /// at each point, along the bow, with `previous` from [`Self::surface_previous`]. The
+    /// points are read together, in lanes (a lane past the bow's points repeats the first).
     #[inline]
-    fn surface_velocity_mps(&self, m: usize, (string_previous_m, torsion_previous_rad): (f64, f64)) -> f64 {
+    fn surface_velocities_mps(&self, (string_previous_m, torsion_previous_rad): &(PointVector, PointVector)) -> PointVector {
         let two_k = 2.0 * self.time_step_s;
-        let transverse = (self.string_points[m].interpolate(self.string.next_displacement()) - string_previous_m) / two_k;
-        let twist = self.torsion.as_ref().map_or(0.0, |t| t.params().radius_m * (self.torsion_points[m].interpolate(t.next_angle()) - torsion_previous_rad) / two_k);
-        transverse - twist
+        let string_next_m = self.string_lanes.interpolate_each(self.string.next_displacement());
+        let torsion_next = self.torsion.as_ref().map(|t| (t.params().radius_m, self.torsion_lanes.interpolate_each(t.next_angle())));
+        std::array::from_fn(|m| {
+            let transverse = (string_next_m[m] - string_previous_m[m]) / two_k;
+            let twist = torsion_next.map_or(0.0, |(radius_m, next_rad)| radius_m * (next_rad[m] - torsion_previous_rad[m]) / two_k);
+            transverse - twist
+        })
     }
 
-    /// `I_m u^{n-1}` and `I_T,m w^{n-1}` at point `m` (0 without torsion).
+    /// `I_m u^{n-1}` and `I_T,m w^{n-1}` at each point (0 without torsion).
     #[inline]
-    fn surface_previous(&self, m: usize) -> (f64, f64) {
-        let string = self.string_points[m].interpolate(self.string.previous_displacement());
-        let torsion = self.torsion.as_ref().map_or(0.0, |t| self.torsion_points[m].interpolate(t.previous_angle()));
+    fn surface_previous(&self) -> (PointVector, PointVector) {
+        let string = self.string_lanes.interpolate_each(self.string.previous_displacement());
+        let torsion = self.torsion.as_ref().map_or([0.0; MAX_CONTACT_POINTS], |t| self.torsion_lanes.interpolate_each(t.previous_angle()));
         (string, torsion)
     }
 

@@ -53,6 +53,47 @@ impl CubicPoint {
     }
 }
 
+/// Up to [`POINT_LANES`] cubic points read together, one in each lane: the finite-width
+/// bow's points on a grid, read several times a sample (`crate::bow::hifi_bow`). Each lane's
+/// value is [`CubicPoint::interpolate`]'s, to the bit: the same four products summed in the
+/// same order, with the weights stored by tap so that a tap of every point is one vector.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicPoints {
+    first_index: [usize; POINT_LANES],
+    /// `weights[tap][lane]`.
+    weights: [[f64; POINT_LANES]; POINT_LANES],
+}
+
+/// The lanes of [`CubicPoints`].
+pub const POINT_LANES: usize = 4;
+
+impl CubicPoints {
+    /// `points` (1 to [`POINT_LANES`]) in lanes; a lane past them repeats the first point,
+    /// so that every lane reads inside the grid.
+    pub fn new(points: &[CubicPoint]) -> Self {
+        assert!((1..=POINT_LANES).contains(&points.len()), "1 to {POINT_LANES} points");
+        let point = |lane: usize| points.get(lane).unwrap_or(&points[0]);
+        Self {
+            first_index: std::array::from_fn(|lane| point(lane).first_index),
+            weights: std::array::from_fn(|tap| std::array::from_fn(|lane| point(lane).weights[tap])),
+        }
+    }
+
+    /// `I u` at every lane's point (see [`CubicPoint::interpolate`]).
+    #[inline]
+    pub fn interpolate_each(&self, grid: &[f64]) -> [f64; POINT_LANES] {
+        let taps: [&[f64; 4]; POINT_LANES] = std::array::from_fn(|lane| {
+            let first = self.first_index[lane];
+            grid[first..first + 4].try_into().expect("four taps")
+        });
+        let w = &self.weights;
+        std::array::from_fn(|lane| {
+            let s = taps[lane];
+            w[0][lane] * s[0] + w[1][lane] * s[1] + w[2][lane] * s[2] + w[3][lane] * s[3]
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +118,24 @@ mod tests {
         assert!((c.weights[1] - 1.0).abs() < 1e-15);
         let c = CubicPoint::new(3.4, 10);
         assert!((c.weights.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+
+    /// Points in lanes read each lane's point to the bit, for one to four points anywhere on
+    /// the grid, the ends included.
+    #[test]
+    fn points_in_lanes_read_each_point_to_the_bit() {
+        let grid: Vec<f64> = (0..=40).map(|l| (0.37 * l as f64).sin() * 1e-3 + 1e-9 * l as f64).collect();
+        for count in 1..=POINT_LANES {
+            for start in [0.0, 0.4, 7.3, 19.05, 38.6, 40.0] {
+                let points: Vec<CubicPoint> = (0..count).map(|m| CubicPoint::new(start + 0.57 * m as f64, 40)).collect();
+                let got = CubicPoints::new(&points).interpolate_each(&grid);
+                for (m, point) in points.iter().enumerate() {
+                    assert_eq!(got[m].to_bits(), point.interpolate(&grid).to_bits(), "{count} points from {start}, point {m}");
+                }
+                for lane in count..POINT_LANES {
+                    assert_eq!(got[lane].to_bits(), points[0].interpolate(&grid).to_bits(), "an unused lane reads the first point");
+                }
+            }
+        }
     }
 }
