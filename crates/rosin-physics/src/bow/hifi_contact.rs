@@ -67,12 +67,14 @@ pub const MIN_NORMAL_FORCE_N: f64 = 1e-9;
 pub const DEFAULT_TOLERANCE_MPS: f64 = 1e-10;
 /// The default Newton step tolerance on the relative velocities. Newton stops at a step
 /// below it and takes that step, which leaves the answer second order in the step from the
-/// root: within 3.1e-12 m/s of the root found to 1e-13, its bristle rate within 5.5e-12
-/// (3e-16 at 1e-10, the tolerance before), over a bristle sticking and slipping at 1 to 4
-/// points (`the_step_tolerance_leaves_the_answer_at_the_root`). Eight ribbon voices took
-/// 3.17 Newton steps a sample at 1e-10 and 2.86 at 1e-7, and their render moved by
-/// -133 dB.
-pub const DEFAULT_STEP_TOLERANCE_MPS: f64 = 1e-7;
+/// root: within 1.1e-10 m/s of the root found to 1e-13, its bristle rate within 2e-10,
+/// over a bristle sticking and slipping at 1 to 4 points
+/// (`the_step_tolerance_leaves_the_answer_at_the_root`; at 1e-7, the tolerance before,
+/// 3.1e-12 and 5.5e-12, and at 1e-10 3e-16). Eight ribbon voices took 3.17 Newton steps a
+/// sample at 1e-10 and 2.86 at 1e-7; from 1e-7 to 1e-6 their instructions fell by 1.6 %
+/// and their render moved by -130 dB. At 1e-5 the answer lay 2.9e-8 m/s from the root and
+/// the ribbon's phrase moved by -35 dB of the signal: a different motion, not kept.
+pub const DEFAULT_STEP_TOLERANCE_MPS: f64 = 1e-6;
 
 /// One value per contact point.
 pub type PointVector = [f64; MAX_CONTACT_POINTS];
@@ -711,11 +713,11 @@ mod tests {
     }
 
     /// Newton's answer at the default step tolerance, which takes its last step below
-    /// [`DEFAULT_STEP_TOLERANCE_MPS`] without checking it, lies within 2e-11 m/s of the
-    /// root found to 1e-13 from the same state (measured: 3.1e-12), sample after sample of
-    /// a bristle that sticks and slips (a sawtooth's free velocity at 1 to 4 points and
-    /// three forces); and two samples in three take two steps or fewer (measured: 69.2 %;
-    /// 60.3 % at the step tolerance of 1e-10, the one before).
+    /// [`DEFAULT_STEP_TOLERANCE_MPS`] without checking it, lies within 5e-10 m/s of the
+    /// root found to 1e-13 from the same state (measured: 1.1e-10; 3.1e-12 at the step
+    /// tolerance of 1e-7), sample after sample of a bristle that sticks and slips (a
+    /// sawtooth's free velocity at 1 to 4 points and three forces); and two samples in
+    /// three take two steps or fewer (measured: 72.1 %; 69.2 % at 1e-7 and 60.3 % at 1e-10).
     #[test]
     fn the_step_tolerance_leaves_the_answer_at_the_root() {
         let k = 1.0 / 48_000.0;
@@ -751,7 +753,7 @@ mod tests {
         }
         let quick_fraction = quick as f64 / solves as f64;
         println!("{solves} solves: worst {worst_velocity:.1e} m/s from the root, bristle rate {worst_rate:.1e} m/s; {:.1} % in two steps or fewer", 100.0 * quick_fraction);
-        assert!(worst_velocity <= 2e-11 && worst_rate <= 2e-11, "{worst_velocity:e} m/s, rate {worst_rate:e} m/s");
+        assert!(worst_velocity <= 5e-10 && worst_rate <= 5e-10, "{worst_velocity:e} m/s, rate {worst_rate:e} m/s");
         assert!(quick_fraction > 2.0 / 3.0, "only {:.1} % of the solves took two steps or fewer", 100.0 * quick_fraction);
     }
 
