@@ -156,7 +156,7 @@ pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v
 /// The lanes on AVX2: `std::arch` intrinsics, each the IEEE operation the scalar code
 /// performs (`vaddpd` rounds as `addsd` does), on four lanes a register.
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+pub(crate) mod avx2 {
     use std::arch::x86_64::*;
     use std::f64::consts::{FRAC_PI_2, LOG2_E, PI};
 
