@@ -133,7 +133,8 @@ pub struct BristleContact {
     /// fallback, for tests.
     pub max_newton_steps: usize,
     /// Evaluates the law at every point at once in vector lanes where the CPU has them
-    /// (the default); off, one point at a time. The same bits either way (a test compares).
+    /// (the default), and with four points runs the whole Newton in them (`avx2::newton`);
+    /// off, one point at a time. The same bits either way (tests compare).
     pub law_in_lanes: bool,
     pub stats: IterationStats,
     /// Samples whose fallback ended short of the root and not passive, answered by lifting
