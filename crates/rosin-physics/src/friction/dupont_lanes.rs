@@ -162,7 +162,7 @@ pub(crate) mod avx2 {
 
     use super::{ElastoPlasticParams, Outcome, PointLanes, Problems, LANES, POINT_LANES};
     use crate::friction::dupont_contact::{DEFLECTION_TOLERANCE, MAX_ITERATIONS, MAX_STEP_HALVINGS, VELOCITY_TOLERANCE_MPS};
-    use crate::friction::elementary::{E, LN2_HI, LN2_LO, P, Q};
+    use crate::friction::elementary::{E, LN2_HI, LN2_LO, LOW_TERMS, P, Q};
 
     /// `K` AVX2 registers of four f64 lanes, each operation applied to every one of them:
     /// `K` chains of the same work with no dependence between them, which the core
@@ -379,11 +379,7 @@ pub(crate) mod avx2 {
         // copysign(rounded, t)
         let k = or(abs(rounded), and(t, splat(-0.0)));
         let r = sub(sub(y, mul(k, splat(LN2_HI))), mul(k, splat(LN2_LO)));
-        let mut acc = splat(E[0]);
-        for &c in &E[1..] {
-            acc = add(mul(acc, r), splat(c));
-        }
-        let series = add(splat(1.0), mul(r, acc));
+        let series = add(splat(1.0), mul(r, estrin::<LOW_TERMS, 13, K>(&E, r)));
         let biased = add(add(k, splat(1023.0)), splat(4_503_599_627_370_496.0));
         let scale = into_exponent(biased);
         let out = select(lt(y, splat(-708.0)), none(), mul(series, scale));
@@ -404,19 +400,41 @@ pub(crate) mod avx2 {
         load(out_lanes)
     }
 
+    /// `elementary::estrin` at `x`, lane by lane to the bit: its powers, pairs and Horner's
+    /// low terms in its order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn estrin<const LOW: usize, const C: usize, const K: usize>(coefficients: &[f64; C], x: V<K>) -> V<K> {
+        let x2 = mul(x, x);
+        let x4 = mul(x2, x2);
+        let x8 = mul(x4, x4);
+        let high = C - LOW;
+        let [mut level, mut next]: [[V<K>; 16]; 2] = [[none(); 16]; 2];
+        for (j, term) in level.iter_mut().enumerate().take(high) {
+            *term = splat(coefficients[high - 1 - j]);
+        }
+        let mut count = high;
+        for power in [x, x2, x4, x8] {
+            for i in 0..8 {
+                if 2 * i + 1 < count {
+                    next[i] = add(level[2 * i], mul(level[2 * i + 1], power));
+                } else if 2 * i < count {
+                    next[i] = level[2 * i];
+                }
+            }
+            count = count.div_ceil(2);
+            level = next;
+        }
+        coefficients[high..].iter().fold(level[0], |acc, &coefficient| add(mul(acc, x), splat(coefficient)))
+    }
+
     /// `sin_cos_within_quarter_turn`, lane by lane to the bit, for the lanes in `needed`.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn sin_cos_within_quarter_turn<const K: usize>(x: V<K>, needed: V<K>) -> (V<K>, V<K>) {
         let y = mul(x, x);
-        let mut p = splat(P[0]);
-        for &c in &P[1..] {
-            p = add(mul(p, y), splat(c));
-        }
-        let mut q = splat(Q[0]);
-        for &c in &Q[1..] {
-            q = add(mul(q, y), splat(c));
-        }
+        let p = estrin::<LOW_TERMS, 10, K>(&P, y);
+        let q = estrin::<LOW_TERMS, 11, K>(&Q, y);
         let sin = add(x, mul(mul(x, y), p));
         let cos = add(splat(1.0), mul(y, q));
         let outside = and_not(needed, le(abs(x), splat(FRAC_PI_2)));

@@ -60,21 +60,76 @@ pub(crate) const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
 pub(crate) const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
 
 /// `(sin x, cos x)` for `|x| <= pi / 2`: the Taylor series to `x^21` and `x^22` (the next
-/// terms are below 2e-18 at the range's ends), summed by Horner's rule in `x^2`. Outside
-/// that range (or for a NaN) it is libm's.
+/// terms are below 2e-18 at the range's ends), summed by Estrin's scheme in `x^2`
+/// ([`estrin`]). Outside that range (or for a NaN) it is libm's.
 #[inline]
 pub fn sin_cos_within_quarter_turn(x: f64) -> (f64, f64) {
     if !(x.abs() <= FRAC_PI_2) {
         return x.sin_cos();
     }
     let y = x * x;
-    let p = P[1..].iter().fold(P[0], |acc, &c| acc * y + c);
-    let q = Q[1..].iter().fold(Q[0], |acc, &c| acc * y + c);
+    let powers = Powers::of(y);
+    let p = estrin::<LOW_TERMS, _>(&P, &powers);
+    let q = estrin::<LOW_TERMS, _>(&Q, &powers);
     (x + x * y * p, 1.0 + y * q)
 }
 
+/// The lowest terms [`estrin`] adds by Horner's rule.
+pub(crate) const LOW_TERMS: usize = 2;
+
+/// `x`, `x^2`, `x^4` and `x^8`: what [`estrin`] multiplies by.
+#[derive(Clone, Copy)]
+pub(crate) struct Powers {
+    pub(crate) x: f64,
+    pub(crate) x2: f64,
+    pub(crate) x4: f64,
+    pub(crate) x8: f64,
+}
+
+impl Powers {
+    #[inline(always)]
+    pub(crate) fn of(x: f64) -> Self {
+        let x2 = x * x;
+        let x4 = x2 * x2;
+        Self { x, x2, x4, x8: x4 * x4 }
+    }
+}
+
+/// The polynomial with `coefficients` (highest power first) at `x`: its `LOW` lowest terms
+/// by Horner's rule, last, so that the largest terms are added as Horner adds them; the rest
+/// (at most 16 coefficients) by Estrin's scheme, neighbouring coefficients paired by `x`,
+/// the pairs by `x^2`, those by `x^4`, then by `x^8`. Four dependent multiply-adds and the
+/// `LOW` where Horner's rule takes one a coefficient, which on the law's path (every Newton
+/// step's `exp`, `sin` and `cos`) is most of its wait (`docs/performance.md`).
+/// `dupont_lanes`' lanes take the same operations in the same order.
+#[inline(always)]
+pub(crate) fn estrin<const LOW: usize, const C: usize>(coefficients: &[f64; C], powers: &Powers) -> f64 {
+    // The high part's coefficients ascending: `coefficients[high - 1 - j]` is that of `x^j`.
+    let high = C - LOW;
+    let [mut level, mut next] = [[0.0; 16]; 2];
+    for (j, term) in level.iter_mut().enumerate().take(high) {
+        *term = coefficients[high - 1 - j];
+    }
+    // Each level pairs its terms by the next power: `t(2i) + t(2i + 1) x^(2^level)`, a last
+    // one without a partner carried up as it is.
+    let mut count = high;
+    for power in [powers.x, powers.x2, powers.x4, powers.x8] {
+        for i in 0..8 {
+            if 2 * i + 1 < count {
+                next[i] = level[2 * i] + level[2 * i + 1] * power;
+            } else if 2 * i < count {
+                next[i] = level[2 * i];
+            }
+        }
+        count = count.div_ceil(2);
+        level = next;
+    }
+    coefficients[high..].iter().fold(level[0], |acc, &coefficient| acc * powers.x + coefficient)
+}
+
 /// `e^y` for `y <= 0`: `y = k ln 2 + r` with `|r| <= ln 2 / 2`, `e^r` by its Taylor series
-/// to `r^13` (the next term is below 5e-18), scaled by `2^k` through the exponent bits.
+/// to `r^13` (the next term is below 5e-18; [`estrin`]), scaled by `2^k` through the
+/// exponent bits.
 /// Below -708 (where `e^y` would be subnormal) it is 0; above 0 (or for a NaN) it is
 /// libm's.
 #[inline]
@@ -87,7 +142,7 @@ pub fn exp_at_most_zero(y: f64) -> f64 {
     }
     let k = round_half_away_from_zero(y * LOG2_E);
     let r = (y - k * LN2_HI) - k * LN2_LO;
-    let series = 1.0 + r * E[1..].iter().fold(E[0], |acc, &c| acc * r + c);
+    let series = 1.0 + r * estrin::<LOW_TERMS, _>(&E, &Powers::of(r));
     // 2^k: k is at least -1022 here, a normal number.
     series * f64::from_bits(((k as i64 + 1023) as u64) << 52)
 }
@@ -127,6 +182,7 @@ mod tests {
             worst.0 = worst.0.max(ulps(s, x.sin()));
             worst.1 = worst.1.max((c - x.cos()).abs());
         }
+        println!("sin within {} ulps of libm's, cos within {:e} absolute", worst.0, worst.1);
         assert!(worst.0 <= 2.0, "sin: {} ulps", worst.0);
         assert!(worst.1 <= f64::EPSILON, "cos: {:e} absolute", worst.1);
         // Outside the range, and a NaN, are libm's.
@@ -141,6 +197,7 @@ mod tests {
             let y = -700.0 * (i as f64 / 400_000.0).powi(3);
             worst = worst.max(ulps(exp_at_most_zero(y), y.exp()));
         }
+        println!("exp within {worst} ulps of libm's");
         assert!(worst <= 2.0, "{worst} ulps");
         assert_eq!(exp_at_most_zero(0.0), 1.0);
         assert_eq!(exp_at_most_zero(-800.0), 0.0);
