@@ -56,7 +56,7 @@ impl CubicPoint {
 /// Up to [`POINT_LANES`] cubic points read together, one in each lane: the finite-width
 /// bow's points on a grid, read several times a sample (`crate::bow::hifi_bow`). Each lane's
 /// value is [`CubicPoint::interpolate`]'s, to the bit: the same four products summed in the
-/// same order, with the weights stored by tap so that a tap of every point is one vector.
+/// same order. The weights are stored by tap, every lane's weight for a tap side by side.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicPoints {
     first_index: [usize; POINT_LANES],
