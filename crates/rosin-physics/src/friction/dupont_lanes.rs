@@ -379,7 +379,7 @@ pub(crate) mod avx2 {
         // copysign(rounded, t)
         let k = or(abs(rounded), and(t, splat(-0.0)));
         let r = sub(sub(y, mul(k, splat(LN2_HI))), mul(k, splat(LN2_LO)));
-        let series = add(splat(1.0), mul(r, estrin::<LOW_TERMS, 13, K>(&E, r)));
+        let series = add(splat(1.0), mul(r, estrin::<LOW_TERMS, 13, K>(&E, powers(r))));
         let biased = add(add(k, splat(1023.0)), splat(4_503_599_627_370_496.0));
         let scale = into_exponent(biased);
         let out = select(lt(y, splat(-708.0)), none(), mul(series, scale));
@@ -400,21 +400,28 @@ pub(crate) mod avx2 {
         load(out_lanes)
     }
 
-    /// `elementary::estrin` at `x`, lane by lane to the bit: its powers, pairs and Horner's
-    /// low terms in its order.
+    /// `elementary::Powers::of`: `x`, `x^2`, `x^4` and `x^8`, lane by lane to the bit.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn estrin<const LOW: usize, const C: usize, const K: usize>(coefficients: &[f64; C], x: V<K>) -> V<K> {
+    fn powers<const K: usize>(x: V<K>) -> [V<K>; 4] {
         let x2 = mul(x, x);
         let x4 = mul(x2, x2);
-        let x8 = mul(x4, x4);
+        [x, x2, x4, mul(x4, x4)]
+    }
+
+    /// `elementary::estrin` with `powers` from [`powers`], lane by lane to the bit: its
+    /// pairs and Horner's low terms in its order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn estrin<const LOW: usize, const C: usize, const K: usize>(coefficients: &[f64; C], powers: [V<K>; 4]) -> V<K> {
+        let x = powers[0];
         let high = C - LOW;
         let [mut level, mut next]: [[V<K>; 16]; 2] = [[none(); 16]; 2];
         for (j, term) in level.iter_mut().enumerate().take(high) {
             *term = splat(coefficients[high - 1 - j]);
         }
         let mut count = high;
-        for power in [x, x2, x4, x8] {
+        for power in powers {
             for i in 0..8 {
                 if 2 * i + 1 < count {
                     next[i] = add(level[2 * i], mul(level[2 * i + 1], power));
@@ -433,8 +440,9 @@ pub(crate) mod avx2 {
     #[target_feature(enable = "avx2")]
     fn sin_cos_within_quarter_turn<const K: usize>(x: V<K>, needed: V<K>) -> (V<K>, V<K>) {
         let y = mul(x, x);
-        let p = estrin::<LOW_TERMS, 10, K>(&P, y);
-        let q = estrin::<LOW_TERMS, 11, K>(&Q, y);
+        let powers = powers(y);
+        let p = estrin::<LOW_TERMS, 10, K>(&P, powers);
+        let q = estrin::<LOW_TERMS, 11, K>(&Q, powers);
         let sin = add(x, mul(mul(x, y), p));
         let cos = add(splat(1.0), mul(y, q));
         let outside = and_not(needed, le(abs(x), splat(FRAC_PI_2)));
