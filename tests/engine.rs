@@ -8,6 +8,7 @@ use common::*;
 use rosin_engine::controls::Controls;
 use rosin_physics::string::tuning::midi_key_to_hz;
 use rosin_engine::render::{render, Timeline, TimelineItem};
+use rosin_engine::ribbon::BowModel;
 use rosin_engine::voice::{Phase, SOFTEST_FORCE_SHARE};
 use rosin_engine::voices::{Engine, NoteEvent, NotePattern, MAX_VOICES};
 
@@ -229,6 +230,21 @@ fn block_processing_equals_per_sample_processing() {
     assert!(peak(&reference) > 0.05);
 }
 
+/// Nine keys from C2 to G5 begun 30 ms apart, louder as they go up, each released
+/// `hold_s` after it begins and 20 ms a key later: chords of one to nine voices.
+fn staggered_chord(timeline: &mut Timeline, rate: f64, hold_s: f64) {
+    let at = |s: f64| (s * rate) as u64;
+    for (i, key) in [36u8, 43, 48, 55, 60, 64, 67, 72, 79].into_iter().enumerate() {
+        let start = 0.03 * i as f64;
+        timeline.push(at(start), TimelineItem::Note(NoteEvent::NoteOn { note: note_id(key), velocity: 0.3 + 0.08 * i as f64 }));
+        timeline.push(at(start + hold_s + 0.02 * i as f64), TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(note_id(key)) }));
+    }
+}
+
+/// Keys begun after [`staggered_chord`]'s, to sixteen voices at once (stealing), high notes
+/// among them whose strings take two or four steps a sample.
+const LATER_KEYS: [u8; 18] = [50, 57, 62, 69, 74, 81, 86, 41, 45, 52, 59, 66, 71, 76, 83, 88, 93, 38];
+
 /// The voices' bow contacts solved eight at a time in vector lanes (the engine's default)
 /// give every sample the bits of each voice solved alone: chords of two to nine voices (so
 /// part groups, a full group of eight and a lone voice beside it), then sixteen (two full
@@ -241,13 +257,8 @@ fn voices_solved_side_by_side_sound_as_voices_solved_alone() {
     let rate = 48_000.0;
     let at = |s: f64| (s * rate) as u64;
     let mut timeline = Timeline::default();
-    let keys = [36u8, 43, 48, 55, 60, 64, 67, 72, 79];
-    for (i, key) in keys.into_iter().enumerate() {
-        let start = 0.03 * i as f64;
-        timeline.push(at(start), TimelineItem::Note(NoteEvent::NoteOn { note: note_id(key), velocity: 0.3 + 0.08 * i as f64 }));
-        timeline.push(at(start + 0.35 + 0.02 * i as f64), TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(note_id(key)) }));
-    }
-    for (i, key) in [50u8, 57, 62, 69, 74, 81, 86, 41, 45, 52, 59, 66, 71, 76, 83, 88, 93, 38].into_iter().enumerate() {
+    staggered_chord(&mut timeline, rate, 0.35);
+    for (i, key) in LATER_KEYS.into_iter().enumerate() {
         timeline.push(at(0.4 + 0.01 * i as f64), TimelineItem::Note(NoteEvent::NoteOn { note: note_id(key), velocity: 0.8 }));
     }
     timeline.push(at(0.12), TimelineItem::Control { id: "noise", value: 0.05 });
@@ -274,6 +285,56 @@ fn voices_solved_side_by_side_sound_as_voices_solved_alone() {
         checked += 1;
     }
     assert_eq!(checked, 2);
+}
+
+/// The ribbon bows' contacts solved two at a time (their Newtons in step) give every sample
+/// the bits of each voice solved alone: ribbon chords of one to nine voices (pairs and a
+/// lone voice beside them), then sixteen with high notes among them whose strings take two
+/// or four steps a sample (their later steps paired too), ribbons of four points beside
+/// ribbons of two and of one (solved alone), with and without torsion, point bows beside
+/// ribbons, and notes released and stolen.
+#[test]
+fn ribbons_solved_in_pairs_sound_as_ribbons_solved_alone() {
+    let rate = 48_000.0;
+    let at = |s: f64| (s * rate) as u64;
+    let mut timeline = Timeline::default();
+    staggered_chord(&mut timeline, rate, 0.3);
+    // Later notes: two points, one point, no torsion, a point bow, then four points again.
+    for (i, key) in LATER_KEYS.into_iter().enumerate() {
+        let when = 0.35 + 0.01 * i as f64;
+        match i {
+            2 => timeline.push(at(when), TimelineItem::Control { id: "bow_width", value: 1.0 }),
+            4 => timeline.push(at(when), TimelineItem::Control { id: "bow_width", value: 0.0 }),
+            6 => timeline.push(at(when), TimelineItem::Control { id: "bow_torsion", value: 0.0 }),
+            8 => timeline.push(at(when), TimelineItem::Control { id: "bow_model", value: 0.0 }),
+            10 => {
+                timeline.push(at(when), TimelineItem::Control { id: "bow_model", value: 1.0 });
+                timeline.push(at(when), TimelineItem::Control { id: "bow_width", value: 3.0 });
+                timeline.push(at(when), TimelineItem::Control { id: "bow_torsion", value: 1.0 });
+            }
+            _ => {}
+        }
+        timeline.push(at(when + 0.001), TimelineItem::Note(NoteEvent::NoteOn { note: note_id(key), velocity: 0.8 }));
+    }
+    timeline.push(at(0.5), TimelineItem::Control { id: "bow_force", value: 6.0 });
+    let length = at(0.65);
+    let mut controls = Controls::default();
+    controls.bow_model = 1.0;
+    controls.bow_width = 3.0;
+    controls.bow_torsion = 1.0;
+    let paired = render(&mut Engine::new(rate), &mut controls.clone(), &timeline, length, 256);
+    let mut alone = Engine::new(rate);
+    alone.set_contact_lanes(false);
+    let reference = render(&mut alone, &mut controls.clone(), &timeline, length, 256);
+    assert!(peak(&reference) > 0.01, "nothing sounded");
+    let mut sixteen = Engine::new(rate);
+    render(&mut sixteen, &mut controls.clone(), &timeline, at(0.5), 256);
+    let sounding: Vec<_> = sixteen.voices().iter().filter(|v| !v.is_free()).collect();
+    let ribbons = sounding.iter().filter(|v| v.bow_model() == BowModel::Ribbon).count();
+    let oversampled = sounding.iter().filter(|v| v.bow_model() == BowModel::Ribbon && v.oversampling() > 1).count();
+    assert!(ribbons >= 8 && oversampled >= 2, "{ribbons} ribbons and {oversampled} oversampled ones sounded together: their later steps never met in pairs");
+    let first_difference = paired.iter().zip(&reference).position(|(a, b)| a.to_bits() != b.to_bits());
+    assert!(first_difference.is_none(), "the pairs differ from sample {first_difference:?} on");
 }
 
 /// A string whose controls are all at rest takes its last sample's over rather than work

@@ -21,7 +21,7 @@
 use crate::controls::Controls;
 use rosin_physics::bow::bowed_string::BowingControls;
 use rosin_physics::bow::hifi_bow::{BowHairParams, HiFiBowParams, HiFiBowedString, HiFiStringParams, HiFiStep};
-use rosin_physics::bow::hifi_contact::MAX_CONTACT_POINTS;
+use rosin_physics::bow::hifi_contact::{ContactSolution, MAX_CONTACT_POINTS};
 use rosin_physics::bow::torsion::TorsionParams;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::string::interpolation::CubicPoint;
@@ -138,6 +138,17 @@ impl RibbonBow {
     /// controls and a sympathetic drive; returns the bridge force (N).
     #[inline]
     pub fn tick(&mut self, controls: &BowingControls, losses: (f64, f64), friction: &ElastoPlasticParams, drive_n: f64) -> f64 {
+        self.begin(controls, losses, friction, drive_n);
+        let solution = self.bowed.solve_begun();
+        self.end(solution)
+    }
+
+    /// Begins [`Self::tick`]'s sample, up to the bow's contact, which [`Self::solve_pair`]
+    /// (or [`Self::solve_alone`]) solves and [`Self::end`] takes on.
+    // Out of line, as the whole sample was: inlined into a voice's sample, it crowds out
+    // the point bow's path there.
+    #[inline(never)]
+    pub fn begin(&mut self, controls: &BowingControls, losses: (f64, f64), friction: &ElastoPlasticParams, drive_n: f64) {
         if losses != self.losses {
             self.bowed.set_string_losses(losses.0, losses.1);
             self.losses = losses;
@@ -148,7 +159,27 @@ impl RibbonBow {
         self.bowed.set_normal_force_n(controls.normal_force_n);
         self.bowed.set_bow_velocity_mps(controls.bow_velocity_mps);
         let drive = (drive_n != 0.0).then_some((&self.drive_point, drive_n));
-        self.bowed.tick_driven(drive)
+        self.bowed.begin_driven(drive);
+    }
+
+    /// Solves the contact of the sample [`Self::begin`] began, alone.
+    #[inline]
+    pub fn solve_alone(&mut self) -> ContactSolution {
+        self.bowed.solve_begun()
+    }
+
+    /// Solves the contacts of two bows' begun samples together (each answer to the bit the
+    /// one it gets alone; see `HiFiBowedString::solve_begun_pair`).
+    #[inline]
+    pub fn solve_pair(a: &mut Self, b: &mut Self) -> (ContactSolution, ContactSolution) {
+        HiFiBowedString::solve_begun_pair(&mut a.bowed, &mut b.bowed)
+    }
+
+    /// Ends the sample [`Self::begin`] began with its contact's `solution`; returns the
+    /// bridge force (N).
+    #[inline]
+    pub fn end(&mut self, solution: ContactSolution) -> f64 {
+        self.bowed.end_step(solution)
     }
 
     pub fn set_wave_speed(&mut self, wave_speed_mps: f64) {

@@ -30,6 +30,7 @@ use crate::dsp::rotor::SineRotor;
 use rosin_physics::bow::bowed_string::{BowedString, BowingControls};
 use rosin_physics::bow::contact::{FrictionContact, FrictionModel};
 use rosin_physics::friction::dupont_contact::{ContactInput, ContactOutput};
+use rosin_physics::bow::hifi_contact::ContactSolution;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::string::intonation::Intonation;
 use rosin_physics::string::string_set::string_set;
@@ -149,6 +150,9 @@ pub(crate) enum Begun {
     Done(f64),
     /// Waiting for the bow's contact to be solved.
     Contact(ContactInput),
+    /// Waiting for the ribbon bow's contact to be solved (its problem is in the ribbon):
+    /// [`StringVoice::solve_ribbons`], then [`StringVoice::tick_end_ribbon`].
+    Ribbon,
 }
 
 /// No bow on the string.
@@ -968,6 +972,7 @@ impl StringVoice {
                     let contact = self.bowed.bow.solve(&input);
                     begun = self.tick_end(contact);
                 }
+                Begun::Ribbon => begun = self.step_ribbon_alone(),
             }
         }
     }
@@ -980,8 +985,10 @@ impl StringVoice {
     /// Begins a sample: everything up to the bow's contact. A finite-difference string
     /// bowed by the point bow returns the contact problem of its first step (of one, or of
     /// the oversampling factor's), to be solved (alone, or beside other voices' in vector
-    /// lanes) and handed to [`StringVoice::tick_end`]; any other voice does the whole
-    /// sample here.
+    /// lanes) and handed to [`StringVoice::tick_end`]; one bowed by the ribbon begins its
+    /// first step, whose contact is solved (alone, or beside another voice's ribbon:
+    /// [`StringVoice::solve_ribbons`]) and handed to [`StringVoice::tick_end_ribbon`]; a
+    /// waveguide does the whole sample here.
     #[inline(always)]
     pub(crate) fn tick_begin(&mut self) -> Begun {
         if self.is_free() || self.asleep {
@@ -1011,13 +1018,10 @@ impl StringVoice {
         }
         let Waiting { controls, on_string, strength, speed_ratio, losses, finger_fraction, .. } = self.waiting;
         if self.bow_model == BowModel::Ribbon {
-            for _ in 0..self.decimator.factor() {
-                let bridge_force = self.ribbon.tick(&on_string, losses, &self.bowed.bow.friction, drive);
-                self.decimator.push(bridge_force);
-                self.intonation.observe(self.ribbon.relative_velocity_mps(), controls.bow_velocity_mps, strength);
-            }
-            let (speed_correction, _) = split_correction(self.intonation.correction());
-            self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * speed_ratio * speed_correction);
+            // The ribbon's contact is solved by the caller too, beside another voice's
+            // ribbon where there is one.
+            self.ribbon.begin(&on_string, losses, &self.bowed.bow.friction, drive);
+            return Begun::Ribbon;
         } else {
             // The waveguide's pitch is its loop length: the stopped and slackened string's
             // frequency, with the ear's correction.
@@ -1148,6 +1152,48 @@ impl StringVoice {
         }
         let (speed_correction, _) = split_correction(self.intonation.correction());
         self.bowed.string.set_wave_speed(self.tuned_wave_speed_mps * waiting.speed_ratio * speed_correction);
+        let controls = waiting.controls;
+        Begun::Done(self.tick_output(controls))
+    }
+
+    /// Solves the contacts of two voices' ribbons that [`StringVoice::tick_begin`] (or
+    /// [`StringVoice::tick_end_ribbon`]) left waiting, together: each answer is the one it
+    /// gets alone, to the bit.
+    #[inline(always)]
+    pub(crate) fn solve_ribbons(a: &mut Self, b: &mut Self) -> (ContactSolution, ContactSolution) {
+        RibbonBow::solve_pair(&mut a.ribbon, &mut b.ribbon)
+    }
+
+    /// [`StringVoice::solve_ribbons`] for a voice alone.
+    #[inline(always)]
+    pub(crate) fn solve_ribbon(&mut self) -> ContactSolution {
+        self.ribbon.solve_alone()
+    }
+
+    /// The ribbon's waiting step solved alone and ended ([`StringVoice::tick_end_ribbon`]).
+    #[inline(never)]
+    fn step_ribbon_alone(&mut self) -> Begun {
+        let contact = self.ribbon.solve_alone();
+        self.tick_end_ribbon(contact)
+    }
+
+    /// [`StringVoice::tick_end`] for the ribbon bow: its step ended with its `contact`, the
+    /// next step of an oversampled voice begun, or the voice's output.
+    // Out of line: a call is little beside the ribbon's step, and inlined beside the point
+    // bow's `tick_end` it led the compiler to leave that path's own helpers out of line.
+    #[inline(never)]
+    pub(crate) fn tick_end_ribbon(&mut self, contact: ContactSolution) -> Begun {
+        let bridge_force = self.ribbon.end(contact);
+        self.decimator.push(bridge_force);
+        let waiting = &mut self.waiting;
+        self.intonation.observe(self.ribbon.relative_velocity_mps(), waiting.controls.bow_velocity_mps, waiting.strength);
+        if waiting.steps_left > 1 {
+            waiting.steps_left -= 1;
+            self.ribbon.begin(&waiting.on_string, waiting.losses, &self.bowed.bow.friction, waiting.drive_n);
+            return Begun::Ribbon;
+        }
+        let (speed_correction, _) = split_correction(self.intonation.correction());
+        self.ribbon.set_wave_speed(self.tuned_wave_speed_mps * waiting.speed_ratio * speed_correction);
         let controls = waiting.controls;
         Begun::Done(self.tick_output(controls))
     }

@@ -1172,10 +1172,12 @@ impl StringPool for Engine {
 /// which voices sounded (bit `i` for voice `i`). The voices' bow contacts are solved eight
 /// at a time in vector lanes (`FrictionContact::solve_lanes`), which gives each voice the
 /// same bits as ticking it alone: a voice does its sample up to its contact, waits for up
-/// to seven more to do the same, and goes on once their contacts are solved together. In
-/// rounds: an oversampled voice (a high note, its string stepped two or four times a
-/// sample) takes a step in each round until its last, so its steps after the first are
-/// solved beside the other oversampled voices' rather than alone.
+/// to seven more to do the same, and goes on once their contacts are solved together. The
+/// ribbon bows' contacts are solved two at a time the same way
+/// (`BristleContact::solve_pair`, their Newtons in step). In rounds: an oversampled voice
+/// (a high note, its string stepped two or four times a sample) takes a step in each round
+/// until its last, so its steps after the first are solved beside the other oversampled
+/// voices' rather than alone.
 #[inline]
 fn tick_voices(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], lanes: bool) -> u32 {
     const _: () = assert!(MAX_VOICES <= 32, "the sounding voices are one bit each of a u32");
@@ -1207,7 +1209,7 @@ fn tick_voices(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], lane
 #[inline(never)]
 fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], sounding: u32) {
     // The voices waiting for a contact (bit `i` for voice `i`), with their problems.
-    let mut waiting: u32 = 0;
+    let mut waiting = Waiting::default();
     let mut problems = [NO_CONTACT; MAX_VOICES];
     let mut rest = sounding;
     while rest != 0 {
@@ -1216,10 +1218,21 @@ fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], s
         record(index, voices[index].tick_begin(), outputs, &mut problems, &mut waiting);
     }
     // A round takes every waiting voice a step; a voice waits again only for a step left
-    // of its oversampling factor (at most `MAX_FACTOR` rounds). Its voices go in groups of
-    // up to `CONTACT_LANES`, in order of index.
-    while waiting != 0 {
-        let mut round = std::mem::take(&mut waiting);
+    // of its oversampling factor (at most `MAX_FACTOR` rounds). The ribbons go in pairs
+    // (and a lone one), the point bows in groups of up to `CONTACT_LANES`, in order of
+    // index.
+    while waiting.ribbons != 0 {
+        let mut round = std::mem::take(&mut waiting.ribbons);
+        while round != 0 {
+            let first = round & round.wrapping_neg();
+            round &= round - 1;
+            let second = round & round.wrapping_neg();
+            round &= round.wrapping_sub(1);
+            finish_ribbons(voices, first | second, outputs, &mut problems, &mut waiting);
+        }
+    }
+    while waiting.points != 0 {
+        let mut round = std::mem::take(&mut waiting.points);
         while round != 0 {
             let mut group: [Option<(usize, &mut StringVoice)>; CONTACT_LANES] = Default::default();
             let mut inputs = [NO_CONTACT; CONTACT_LANES];
@@ -1244,14 +1257,42 @@ fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], s
 /// Where a voice's sample stands: its output if done, else its next contact problem, and
 /// the voice marked waiting.
 #[inline(always)]
-fn record(index: usize, begun: Begun, outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut u32) {
+fn record(index: usize, begun: Begun, outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut Waiting) {
     match begun {
         Begun::Done(sample) => outputs[index] = sample,
         Begun::Contact(input) => {
             problems[index] = input;
-            *waiting |= 1 << index;
+            waiting.points |= 1 << index;
         }
+        Begun::Ribbon => waiting.ribbons |= 1 << index,
     }
+}
+
+/// The voices waiting for a contact (bit `i` for voice `i`): the point bows' (their
+/// problems in [`tick_in_rounds`]'s list) and the ribbons' (theirs in the ribbon).
+#[derive(Default)]
+struct Waiting {
+    points: u32,
+    ribbons: u32,
+}
+
+/// Solves the contacts of the one or two ribbons in `pair` (bits, as [`Waiting`]'s)
+/// together, and takes each voice on ([`record`]).
+#[inline]
+fn finish_ribbons(voices: &mut [StringVoice], pair: u32, outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut Waiting) {
+    let first = pair.trailing_zeros() as usize;
+    let rest = pair & (pair - 1);
+    if rest == 0 {
+        let contact = voices[first].solve_ribbon();
+        record(first, voices[first].tick_end_ribbon(contact), outputs, problems, waiting);
+        return;
+    }
+    let second = rest.trailing_zeros() as usize;
+    let (before, after) = voices.split_at_mut(second);
+    let (a, b) = (&mut before[first], &mut after[0]);
+    let (contact_a, contact_b) = StringVoice::solve_ribbons(a, b);
+    record(first, a.tick_end_ribbon(contact_a), outputs, problems, waiting);
+    record(second, b.tick_end_ribbon(contact_b), outputs, problems, waiting);
 }
 
 /// An empty lane's contact problem.
@@ -1260,7 +1301,7 @@ const NO_CONTACT: ContactInput = ContactInput { free_velocity_mps: 0.0, coupling
 /// Solves the contacts of the voices waiting in `group` (together, or one alone), and
 /// takes each voice on ([`record`]), emptying the group.
 #[inline]
-fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], inputs: &[ContactInput; CONTACT_LANES], outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut u32) {
+fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], inputs: &[ContactInput; CONTACT_LANES], outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut Waiting) {
     if group[1].is_none() {
         // One contact alone is cheaper solved on its own.
         if let Some((index, voice)) = group[0].take() {

@@ -226,7 +226,7 @@ impl FrictionContact {
     }
 
     /// Solves one sample with the chosen model and commits its state.
-    #[inline]
+    #[inline(always)]
     pub fn solve(&mut self, input: &ContactInput) -> ContactOutput {
         // Inputs no law can take (a normal force below the bow's touch, infinite or NaN; a
         // velocity, mobility or time step that is not a finite number) lift the bow, for

@@ -28,7 +28,7 @@
 pub use crate::bow::hifi_params::{BowHairParams, HiFiBowParams, HiFiStringParams};
 use crate::friction::dupont::ElastoPlasticParams;
 
-use crate::bow::hifi_contact::{BristleContact, ContactSystem, PointMatrix, PointVector, MAX_CONTACT_POINTS};
+use crate::bow::hifi_contact::{BristleContact, ContactSolution, ContactSystem, PointMatrix, PointVector, MAX_CONTACT_POINTS};
 use crate::string::interpolation::{CubicPoint, CubicPoints};
 use crate::friction::newton::IterationStats;
 use crate::string::stiff_string::{StiffString, StringMaterial};
@@ -135,6 +135,26 @@ pub struct HiFiBowedString {
     bow_centre_m: f64,
     track_power: bool,
     last: HiFiStep,
+    /// The step [`Self::begin_driven`] began, for [`Self::end_step`].
+    begun: BegunStep,
+}
+
+/// What the end of a step needs from its beginning: the contact's problem, and what the
+/// hair and the realised velocities are worked out from.
+#[derive(Clone, Copy, Debug)]
+struct BegunStep {
+    bow_velocity_mps: f64,
+    hair_free_mps: PointVector,
+    surface_previous: (PointVector, PointVector),
+    system: ContactSystem,
+    normal_force_per_point_n: f64,
+}
+
+impl Default for BegunStep {
+    fn default() -> Self {
+        let system = ContactSystem { points: 1, free_velocity_mps: [0.0; MAX_CONTACT_POINTS], mobility_s_per_kg: [[0.0; MAX_CONTACT_POINTS]; MAX_CONTACT_POINTS] };
+        Self { bow_velocity_mps: 0.0, hair_free_mps: [0.0; MAX_CONTACT_POINTS], surface_previous: ([0.0; MAX_CONTACT_POINTS], [0.0; MAX_CONTACT_POINTS]), system, normal_force_per_point_n: 0.0 }
+    }
 }
 
 impl HiFiBowedString {
@@ -206,6 +226,7 @@ impl HiFiBowedString {
             bow_centre_m: f64::NAN,
             track_power: false,
             last: HiFiStep::default(),
+            begun: BegunStep::default(),
         };
         bowed.set_normal_force_n(params.normal_force_n);
         bowed.set_bow_velocity_mps(params.bow_velocity_mps);
@@ -442,6 +463,16 @@ impl HiFiBowedString {
     /// external force: the energy balance then has its power as well.
     #[inline]
     pub fn tick_driven(&mut self, drive: Option<(&CubicPoint, f64)>) -> f64 {
+        self.begin_driven(drive);
+        let solution = self.solve_begun();
+        self.end_step(solution)
+    }
+
+    /// Begins [`Self::tick_driven`]'s step: the bow's speed, the free updates and the
+    /// contact's problem. [`Self::solve_begun`] (or [`Self::solve_begun_pair`]) solves it
+    /// and [`Self::end_step`] ends the step with the answer.
+    #[inline]
+    pub fn begin_driven(&mut self, drive: Option<(&CubicPoint, f64)>) {
         let n = self.points;
         let k = self.time_step_s;
         let max_step = self.params.bow_acceleration_mps2 * k;
@@ -469,7 +500,34 @@ impl HiFiBowedString {
             hair_free[m] = (2.0 * self.hair_mass_kg * (hair.eta_m - hair.eta_previous_m) / (k * k) - 0.5 * self.hair_stiffness_n_per_m * (hair.eta_m + hair.eta_previous_m)) / self.hair_denominator_kg_per_s;
             system.free_velocity_mps[m] = surface_free[m] - vb - hair_free[m];
         }
-        let solution = self.contact.solve(&system, self.normal_force_n / n as f64, k);
+        self.begun = BegunStep { bow_velocity_mps: vb, hair_free_mps: hair_free, surface_previous, system, normal_force_per_point_n: self.normal_force_n / n as f64 };
+    }
+
+    /// Solves the contact of the step [`Self::begin_driven`] began.
+    #[inline]
+    pub fn solve_begun(&mut self) -> ContactSolution {
+        let begun = &self.begun;
+        self.contact.solve(&begun.system, begun.normal_force_per_point_n, self.time_step_s)
+    }
+
+    /// [`Self::solve_begun`] for two strings at once (two voices' ribbons): each answer is
+    /// the one it gets alone, to the bit ([`BristleContact::solve_pair`]).
+    #[inline]
+    pub fn solve_begun_pair(a: &mut Self, b: &mut Self) -> (ContactSolution, ContactSolution) {
+        BristleContact::solve_pair(
+            (&mut a.contact, &a.begun.system, a.begun.normal_force_per_point_n, a.time_step_s),
+            (&mut b.contact, &b.begun.system, b.begun.normal_force_per_point_n, b.time_step_s),
+        )
+    }
+
+    /// Ends the step [`Self::begin_driven`] began with its contact's `solution`: the forces
+    /// spread, the hair moved, the step's record, and time moved on. Returns the force on
+    /// the bridge (N).
+    #[inline]
+    pub fn end_step(&mut self, solution: ContactSolution) -> f64 {
+        let n = self.points;
+        let k = self.time_step_s;
+        let BegunStep { bow_velocity_mps: vb, hair_free_mps: hair_free, surface_previous, .. } = self.begun;
 
         let mut step = HiFiStep { bow_velocity_mps: vb, iterations: solution.iterations, fell_back: solution.fell_back, lifted: solution.lifted, ..HiFiStep::default() };
         let mut hair_velocity = [0.0; MAX_CONTACT_POINTS];

@@ -535,6 +535,14 @@ impl BristleContact {
         solve_fastest(self, system, normal_force_n, time_step_s)
     }
 
+    /// [`Self::solve`] for two bows at once (two voices' ribbons): each gets the bits it
+    /// gets alone. Where the CPU has AVX2 and both bows have four points, their Newtons
+    /// run in step with their laws evaluated together, two chains the core overlaps.
+    pub fn solve_pair(a: (&mut Self, &ContactSystem, f64, f64), b: (&mut Self, &ContactSystem, f64, f64)) -> (ContactSolution, ContactSolution) {
+        debug_assert!(a.1.points == a.0.points && b.1.points == b.0.points);
+        solve_pair_fastest(a, b)
+    }
+
     /// One solver for each number of points, so that every loop over them has a length the
     /// compiler knows: it unrolls them and drops their bounds checks (the same operations in
     /// the same order, so the same bits).
@@ -559,24 +567,46 @@ impl BristleContact {
         #[cfg(target_arch = "x86_64")]
         if AVX2 && N == 4 && self.law_in_lanes {
             // SAFETY: `AVX2` is true only in `solve_fastest`'s builds for CPUs with AVX2.
-            return unsafe { avx2::newton(self, system, normal_force_n, k, x, cap, budget) };
+            return unsafe { avx2::newton(&mut avx2::Job { contact: self, system, normal_force_n, k, x, cap, budget }) };
         }
         self.newton::<N>(system, normal_force_n, k, x, cap, budget)
     }
 
     #[inline(always)]
     fn solve_points<const N: usize, const AVX2: bool>(&mut self, system: &ContactSystem, normal_force_n: f64, time_step_s: f64) -> ContactSolution {
-        let n = N;
         let k = time_step_s;
+        let Some(mut x) = self.start::<N>(system, normal_force_n, k) else {
+            return self.lift(system);
+        };
+        let cap = self.newton_cap();
+        let mut budget = MAX_EVALUATIONS_PER_POINT * N;
+        let (converged, iterations) = self.newton_fastest::<N, AVX2>(system, normal_force_n, k, &mut x, cap, &mut budget);
+        self.finish::<N>(system, normal_force_n, k, x, (converged, iterations), budget)
+    }
+
+    /// The coupled Newton's cap.
+    #[inline(always)]
+    fn newton_cap(&self) -> usize {
+        self.max_newton_steps.clamp(1, MAX_NEWTON_STEPS)
+    }
+
+    /// Newton's start, or `None` where the bow lifts (no force, or input not finite).
+    #[inline(always)]
+    fn start<const N: usize>(&self, system: &ContactSystem, normal_force_n: f64, k: f64) -> Option<Unknowns> {
+        let n = N;
         let finite_input = system.free_velocity_mps[..n].iter().all(|a| a.is_finite());
         if !(normal_force_n >= MIN_NORMAL_FORCE_N) || !normal_force_n.is_finite() || !finite_input {
-            return self.lift(system);
+            return None;
         }
         debug_assert!((0..n).all(|m| (0..n).all(|j| system.mobility_s_per_kg[m][j].to_bits() == system.mobility_s_per_kg[j][m].to_bits())), "C is symmetric to the bit");
-        let mut x = self.warm_start::<N>(k);
-        let cap = self.max_newton_steps.clamp(1, MAX_NEWTON_STEPS);
-        let mut budget = MAX_EVALUATIONS_PER_POINT * n;
-        let (converged, iterations) = self.newton_fastest::<N, AVX2>(system, normal_force_n, k, &mut x, cap, &mut budget);
+        Some(self.warm_start::<N>(k))
+    }
+
+    /// The rest of a sample after the coupled Newton: its fallback where it did not
+    /// converge, the answer's forces, and the bristles' state committed.
+    #[inline(always)]
+    fn finish<const N: usize>(&mut self, system: &ContactSystem, normal_force_n: f64, k: f64, mut x: Unknowns, (converged, iterations): (bool, usize), budget: usize) -> ContactSolution {
+        let n = N;
         let fell_back = !converged;
         // Friction-law evaluations at single points this sample (an `evaluate` is `n`).
         let mut evaluations = MAX_EVALUATIONS_PER_POINT * n - budget;
@@ -642,6 +672,35 @@ fn solve_fastest(contact: &mut BristleContact, system: &ContactSystem, normal_fo
     }
 }
 
+/// Two bows' samples solved together ([`BristleContact::solve_pair`]) on this CPU.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn solve_pair_fastest(a: (&mut BristleContact, &ContactSystem, f64, f64), b: (&mut BristleContact, &ContactSystem, f64, f64)) -> (ContactSolution, ContactSolution) {
+    multiversion::target::match_target! {
+        "x86_64+avx2" => solve_pair_any::<true>(a, b),
+        _ => solve_pair_any::<false>(a, b),
+    }
+}
+
+/// [`solve_pair_fastest`] for each CPU: the two Newtons in step where the CPU has AVX2 and
+/// both bows have four points, their laws in lanes, and both are on the string; else each
+/// sample solved alone.
+#[inline(always)]
+fn solve_pair_any<const AVX2: bool>((a, system_a, force_a, k_a): (&mut BristleContact, &ContactSystem, f64, f64), (b, system_b, force_b, k_b): (&mut BristleContact, &ContactSystem, f64, f64)) -> (ContactSolution, ContactSolution) {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 && a.points == MAX_CONTACT_POINTS && b.points == MAX_CONTACT_POINTS && a.law_in_lanes && b.law_in_lanes {
+        const N: usize = MAX_CONTACT_POINTS;
+        if let (Some(mut x_a), Some(mut x_b)) = (a.start::<N>(system_a, force_a, k_a), b.start::<N>(system_b, force_b, k_b)) {
+            let (mut budget_a, mut budget_b) = (MAX_EVALUATIONS_PER_POINT * N, MAX_EVALUATIONS_PER_POINT * N);
+            let mut job_a = avx2::Job { contact: a, system: system_a, normal_force_n: force_a, k: k_a, x: &mut x_a, cap: a.newton_cap(), budget: &mut budget_a };
+            let mut job_b = avx2::Job { contact: b, system: system_b, normal_force_n: force_b, k: k_b, x: &mut x_b, cap: b.newton_cap(), budget: &mut budget_b };
+            // SAFETY: `AVX2` is true only in `solve_pair_fastest`'s builds for CPUs with AVX2.
+            let (answer_a, answer_b) = unsafe { avx2::newton_pair(&mut job_a, &mut job_b) };
+            return (a.finish::<N>(system_a, force_a, k_a, x_a, answer_a, budget_a), b.finish::<N>(system_b, force_b, k_b, x_b, answer_b, budget_b));
+        }
+    }
+    (a.solve_any::<AVX2>(system_a, force_a, k_a), b.solve_any::<AVX2>(system_b, force_b, k_b))
+}
+
 /// Four points' coupled Newton ([`BristleContact::newton`] with `N = 4`) in the four f64
 /// lanes of one AVX2 register, a point a lane: the evaluations (the law, the bristles'
 /// damping and forces, `C F` and the residual), the step (its reduced `4 x 4` system and
@@ -652,12 +711,19 @@ fn solve_fastest(contact: &mut BristleContact, system: &ContactSystem, normal_fo
 /// iteration count and budget is the scalar Newton's to the bit: a unit test compares them
 /// sample after sample (`the_law_in_lanes_gives_the_same_bits`,
 /// `the_newton_in_lanes_gives_the_same_bits_on_hard_systems`).
+///
+/// Two bows' Newtons also run in step ([`newton_pair`], for two voices' ribbons): one
+/// bow's Newton is a chain of dependent operations longer than the core can look ahead, so
+/// each stage of the one is placed beside the same stage of the other (the laws in two
+/// registers, the two systems' eliminations column by column, their back substitutions row
+/// by row), and the core works on both chains at once. Each bow still gets its own bits
+/// (`two_bows_solved_together_get_the_bits_of_each_solved_alone`).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
 
     use super::{BristleContact, ContactSystem, Unknowns, MAX_STEP_HALVINGS};
-    use crate::friction::dupont_lanes::avx2::bristle_rates;
+    use crate::friction::dupont_lanes::avx2::{bristle_rates, bristle_rates_pair};
 
     const N: usize = 4;
 
@@ -735,13 +801,198 @@ mod avx2 {
         sum
     }
 
-    /// `BristleContact::evaluate` at `(v, r)`.
+    /// `BristleContact::newton_step`: the step `(dv, dr)`, or `None`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn evaluate(contact: &BristleContact, system: &ContactSystem, normal_force_n: f64, k: f64, v: __m256d, r: __m256d) -> Evaluation {
+    fn newton_step(system: &ContactSystem, k: f64, e: &Evaluation) -> Option<(__m256d, __m256d)> {
+        let (mut columns, rhs, diagonal) = step_system(system, k, e);
+        let dv = solve_dense(&mut columns, rhs)?;
+        step_rates(e, dv, diagonal)
+    }
+
+    /// [`newton_step`] for two bows, each stage of the one beside the same stage of the
+    /// other, so that the core overlaps their chains: each step's bits are `newton_step`'s.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn newton_step_pair(systems: [&ContactSystem; 2], k: [f64; 2], e: [&Evaluation; 2]) -> [Option<(__m256d, __m256d)>; 2] {
+        let (mut columns_a, rhs_a, diagonal_a) = step_system(systems[0], k[0], e[0]);
+        let (mut columns_b, rhs_b, diagonal_b) = step_system(systems[1], k[1], e[1]);
+        let [dv_a, dv_b] = solve_dense_pair(&mut columns_a, rhs_a, &mut columns_b, rhs_b);
+        [dv_a.and_then(|dv| step_rates(e[0], dv, diagonal_a)), dv_b.and_then(|dv| step_rates(e[1], dv, diagonal_b))]
+    }
+
+    /// The step's reduced system: the matrix `I + C diag(slope)` by columns, its right-hand
+    /// side, and the rates' diagonal.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn step_system(system: &ContactSystem, k: f64, e: &Evaluation) -> ([__m256d; N], __m256d, __m256d) {
+        let diagonal = _mm256_sub_pd(splat(2.0 / k), e.d_rate_d_deflection);
+        let slope = _mm256_add_pd(e.d_force_d_velocity, _mm256_div_pd(_mm256_mul_pd(e.d_force_d_deflection, e.d_rate_d_velocity), diagonal));
+        let weighted_rate = _mm256_div_pd(_mm256_mul_pd(e.d_force_d_deflection, e.residual_rate), diagonal);
+        let rhs = _mm256_sub_pd(e.residual_velocity, coupled(system, weighted_rate));
+        // The matrix `I + C diag(slope)` by columns: column `j` is `C`'s column `j` (its row
+        // `j`) times `slope_j`, with 1 added to its lane `j` alone.
+        let c = &system.mobility_s_per_kg;
+        let mut columns = [_mm256_setzero_pd(); N];
+        for (j, column) in columns.iter_mut().enumerate() {
+            let scaled = _mm256_mul_pd(load(&c[j]), broadcast(slope, j));
+            let diagonal_lane = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_setr_epi64x(0, 1, 2, 3), _mm256_set1_epi64x(j as i64)));
+            *column = _mm256_blendv_pd(scaled, _mm256_add_pd(scaled, splat(1.0)), diagonal_lane);
+        }
+        (columns, rhs, diagonal)
+    }
+
+    /// The step's rates from its velocities `dv`, and its test for finite values.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn step_rates(e: &Evaluation, dv: __m256d, diagonal: __m256d) -> Option<(__m256d, __m256d)> {
+        let dr = _mm256_div_pd(_mm256_add_pd(e.residual_rate, _mm256_mul_pd(e.d_rate_d_velocity, dv)), diagonal);
+        let finite = |x: __m256d| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(abs(x), splat(f64::INFINITY))) == 0xF;
+        (finite(dv) && finite(dr)).then_some((dv, dr))
+    }
+
+    /// `solve_dense_in_place` with `n = N = 4`, on the matrix by columns (lane `row` of
+    /// `columns[c]` is entry `(row, c)`): the same pivots, the same operations on each entry
+    /// in the same order, and the same singular and finite tests. Returns the solution.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn solve_dense(columns: &mut [__m256d; N], mut b: __m256d) -> Option<__m256d> {
+        // A column at a time, each its own copy, so that every lane index is a constant.
+        if !(eliminate::<0, 0>(columns, &mut b) && eliminate::<1, 0>(columns, &mut b) && eliminate::<2, 0>(columns, &mut b) && eliminate::<3, 0>(columns, &mut b)) {
+            return None;
+        }
+        let a = columns.map(|column| store(column));
+        let mut x = store(b);
+        for row in (0..N).rev() {
+            let mut sum = x[row];
+            for c in row + 1..N {
+                sum -= a[c][row] * x[c];
+            }
+            x[row] = sum / a[row][row];
+        }
+        x.iter().all(|x| x.is_finite()).then(|| load(&x))
+    }
+
+    /// [`solve_dense`] for two systems, a column's elimination of one beside the same
+    /// column's of the other, and their back substitutions row by row together.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn solve_dense_pair(columns_a: &mut [__m256d; N], mut b_a: __m256d, columns_b: &mut [__m256d; N], mut b_b: __m256d) -> [Option<__m256d>; 2] {
+        let (mut ok_a, mut ok_b) = (eliminate::<0, 1>(columns_a, &mut b_a), eliminate::<0, 2>(columns_b, &mut b_b));
+        ok_a = ok_a && eliminate::<1, 1>(columns_a, &mut b_a);
+        ok_b = ok_b && eliminate::<1, 2>(columns_b, &mut b_b);
+        ok_a = ok_a && eliminate::<2, 1>(columns_a, &mut b_a);
+        ok_b = ok_b && eliminate::<2, 2>(columns_b, &mut b_b);
+        ok_a = ok_a && eliminate::<3, 1>(columns_a, &mut b_a);
+        ok_b = ok_b && eliminate::<3, 2>(columns_b, &mut b_b);
+        // Both back substitutions whatever their verdicts (one of a singular system is
+        // only discarded).
+        let (a_a, a_b) = (columns_a.map(|column| store(column)), columns_b.map(|column| store(column)));
+        let (mut x_a, mut x_b) = (store(b_a), store(b_b));
+        for row in (0..N).rev() {
+            let (mut sum_a, mut sum_b) = (x_a[row], x_b[row]);
+            for c in row + 1..N {
+                sum_a -= a_a[c][row] * x_a[c];
+                sum_b -= a_b[c][row] * x_b[c];
+            }
+            x_a[row] = sum_a / a_a[row][row];
+            x_b[row] = sum_b / a_b[row][row];
+        }
+        let answer = |ok: bool, x: [f64; N]| (ok && x.iter().all(|x| x.is_finite())).then(|| load(&x));
+        [answer(ok_a, x_a), answer(ok_b, x_b)]
+    }
+
+    /// Column `COL` of [`solve_dense`]'s elimination: the pivot chosen and swapped in, and
+    /// the rows below it eliminated. False where the pivot is negligible (singular).
+    /// `CALLER` gives each call its own copy, inlined there.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn eliminate<const COL: usize, const CALLER: u8>(columns: &mut [__m256d; N], b: &mut __m256d) -> bool {
+        let column = store(abs(columns[COL]));
+        let mut pivot_row = COL;
+        let mut pivot_abs = column[COL];
+        for (row, &x) in column.iter().enumerate().skip(COL + 1) {
+            if x > pivot_abs {
+                pivot_abs = x;
+                pivot_row = row;
+            }
+        }
+        // Every row's largest entry, `f64::max` from zero over its columns in turn
+        // (`vmaxpd` returns its second operand, the running maximum, on NaN).
+        let mut row_scale = _mm256_setzero_pd();
+        for column in columns.iter() {
+            row_scale = _mm256_max_pd(abs(*column), row_scale);
+        }
+        // The scalar test, `!(pivot_abs > 1e-300) || pivot_abs <= 1e-14 * row_scale`, made
+        // in every lane and read at the pivot's: no store and reload on the way.
+        let magnitude = abs(columns[COL]);
+        let tiny = _mm256_cmp_pd::<_CMP_NGT_UQ>(magnitude, splat(1e-300));
+        let negligible = _mm256_cmp_pd::<_CMP_LE_OQ>(magnitude, _mm256_mul_pd(splat(1e-14), row_scale));
+        if _mm256_movemask_pd(_mm256_or_pd(tiny, negligible)) & (1 << pivot_row) != 0 {
+            return false;
+        }
+        if pivot_row != COL {
+            // Rows `pivot_row` and `COL` swapped: their lanes, in every column and in b.
+            let mut order = [0, 1, 2, 3];
+            order.swap(pivot_row, COL);
+            let words = _mm256_setr_epi32(2 * order[0], 2 * order[0] + 1, 2 * order[1], 2 * order[1] + 1, 2 * order[2], 2 * order[2] + 1, 2 * order[3], 2 * order[3] + 1);
+            let swap = |x: __m256d| _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(x), words));
+            for column in columns.iter_mut() {
+                *column = swap(*column);
+            }
+            *b = swap(*b);
+        }
+        let inverse = 1.0 / store(columns[COL])[COL];
+        let factor = _mm256_mul_pd(columns[COL], splat(inverse));
+        // The rows below the pivot whose factor is not zero (`!=` is true on NaN).
+        let update = _mm256_and_pd(lanes_above(COL), _mm256_cmp_pd::<_CMP_NEQ_UQ>(factor, _mm256_setzero_pd()));
+        for column in columns.iter_mut().skip(COL + 1) {
+            let eliminated = _mm256_sub_pd(*column, _mm256_mul_pd(factor, broadcast(*column, COL)));
+            *column = _mm256_blendv_pd(*column, eliminated, update);
+        }
+        *b = _mm256_blendv_pd(*b, _mm256_sub_pd(*b, _mm256_mul_pd(factor, broadcast(*b, COL))), update);
+        true
+    }
+
+    /// One bow's Newton: its problem, where its answer goes, its cap and its budget.
+    pub(super) struct Job<'a> {
+        pub contact: &'a BristleContact,
+        pub system: &'a ContactSystem,
+        pub normal_force_n: f64,
+        pub k: f64,
+        pub x: &'a mut Unknowns,
+        pub cap: usize,
+        pub budget: &'a mut usize,
+    }
+
+    /// Where a Newton stands: its point and the evaluation there.
+    #[derive(Clone, Copy)]
+    struct Flight {
+        v: __m256d,
+        r: __m256d,
+        evaluation: Evaluation,
+    }
+
+    /// A Newton's answer: whether it converged and the steps taken.
+    type Answer = (bool, usize);
+
+    /// A step waiting for its line search: `(dv, dr)`, the scale to try first and the
+    /// halvings already spent on it.
+    type Pending = (__m256d, __m256d, f64, usize);
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn write(x: &mut Unknowns, v: __m256d, r: __m256d) {
+        x[..N].copy_from_slice(&store(v));
+        x[N..].copy_from_slice(&store(r));
+    }
+
+    /// `evaluate`'s rest, from the law's rates at `(v, r)`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn evaluate_with(job: &Job, v: __m256d, r: __m256d, (rate, d_rate_d_velocity, d_rate_d_deflection): (__m256d, __m256d, __m256d)) -> Evaluation {
+        let (contact, system, normal_force_n, k) = (job.contact, job.system, job.normal_force_n, job.k);
         let p = &contact.friction;
-        let (rate, d_rate_d_velocity, d_rate_d_deflection) = bristle_rates(p, normal_force_n, &store(v), &store(r));
-        let (rate, d_rate_d_velocity, d_rate_d_deflection) = (load(&rate), load(&d_rate_d_velocity), load(&d_rate_d_deflection));
         // `refined_bristle_damping`, then `point_state_at_rate`.
         let coulomb_force_n = p.coulomb_coefficient * normal_force_n;
         let eps = coulomb_force_n / p.bristle_damping_kg_per_s;
@@ -769,96 +1020,133 @@ mod avx2 {
         }
     }
 
-    /// `BristleContact::newton_step`: the step `(dv, dr)`, or `None`.
+    /// `BristleContact::evaluate` at `(v, r)`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn newton_step(system: &ContactSystem, k: f64, e: &Evaluation) -> Option<(__m256d, __m256d)> {
-        let diagonal = _mm256_sub_pd(splat(2.0 / k), e.d_rate_d_deflection);
-        let slope = _mm256_add_pd(e.d_force_d_velocity, _mm256_div_pd(_mm256_mul_pd(e.d_force_d_deflection, e.d_rate_d_velocity), diagonal));
-        let weighted_rate = _mm256_div_pd(_mm256_mul_pd(e.d_force_d_deflection, e.residual_rate), diagonal);
-        let rhs = _mm256_sub_pd(e.residual_velocity, coupled(system, weighted_rate));
-        // The matrix `I + C diag(slope)` by columns: column `j` is `C`'s column `j` (its row
-        // `j`) times `slope_j`, with 1 added to its lane `j` alone.
-        let c = &system.mobility_s_per_kg;
-        let mut columns = [_mm256_setzero_pd(); N];
-        for (j, column) in columns.iter_mut().enumerate() {
-            let scaled = _mm256_mul_pd(load(&c[j]), broadcast(slope, j));
-            let diagonal_lane = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_setr_epi64x(0, 1, 2, 3), _mm256_set1_epi64x(j as i64)));
-            *column = _mm256_blendv_pd(scaled, _mm256_add_pd(scaled, splat(1.0)), diagonal_lane);
-        }
-        let dv = solve_dense(&mut columns, rhs)?;
-        let dr = _mm256_div_pd(_mm256_add_pd(e.residual_rate, _mm256_mul_pd(e.d_rate_d_velocity, dv)), diagonal);
-        let finite = |x: __m256d| _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(abs(x), splat(f64::INFINITY))) == 0xF;
-        (finite(dv) && finite(dr)).then_some((dv, dr))
+    fn evaluate(job: &Job, v: __m256d, r: __m256d) -> Evaluation {
+        let (rate, d_velocity, d_deflection) = bristle_rates(&job.contact.friction, job.normal_force_n, &store(v), &store(r));
+        evaluate_with(job, v, r, (load(&rate), load(&d_velocity), load(&d_deflection)))
     }
 
-    /// `solve_dense_in_place` with `n = N = 4`, on the matrix by columns (lane `row` of
-    /// `columns[c]` is entry `(row, c)`): the same pivots, the same operations on each entry
-    /// in the same order, and the same singular and finite tests. Returns the solution.
+    /// [`evaluate`] for two bows, their laws in two registers together
+    /// (`bristle_rates_pair`): each evaluation's bits are `evaluate`'s.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn solve_dense(columns: &mut [__m256d; N], mut b: __m256d) -> Option<__m256d> {
-        // A column at a time, each its own copy, so that every lane index is a constant.
-        if !(eliminate::<0>(columns, &mut b) && eliminate::<1>(columns, &mut b) && eliminate::<2>(columns, &mut b) && eliminate::<3>(columns, &mut b)) {
-            return None;
-        }
-        let a = columns.map(|column| store(column));
-        let mut x = store(b);
-        for row in (0..N).rev() {
-            let mut sum = x[row];
-            for c in row + 1..N {
-                sum -= a[c][row] * x[c];
-            }
-            x[row] = sum / a[row][row];
-        }
-        x.iter().all(|x| x.is_finite()).then(|| load(&x))
+    fn evaluate_pair(jobs: [&Job; 2], v: [__m256d; 2], r: [__m256d; 2]) -> [Evaluation; 2] {
+        let laws = [(&jobs[0].contact.friction, jobs[0].normal_force_n), (&jobs[1].contact.friction, jobs[1].normal_force_n)];
+        let [rates_a, rates_b] = bristle_rates_pair(laws, v, r);
+        [evaluate_with(jobs[0], v[0], r[0], rates_a), evaluate_with(jobs[1], v[1], r[1], rates_b)]
     }
 
-    /// Column `COL` of [`solve_dense`]'s elimination: the pivot chosen and swapped in, and
-    /// the rows below it eliminated. False where the pivot is negligible (singular).
+    /// An iteration's opening: the merit's tests, the Newton step and its size. The step,
+    /// or the answer (written to the job's `x`) where the Newton ends here.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn eliminate<const COL: usize>(columns: &mut [__m256d; N], b: &mut __m256d) -> bool {
-        let column = store(abs(columns[COL]));
-        let mut pivot_row = COL;
-        let mut pivot_abs = column[COL];
-        for (row, &x) in column.iter().enumerate().skip(COL + 1) {
-            if x > pivot_abs {
-                pivot_abs = x;
-                pivot_row = row;
+    fn opening(job: &mut Job, flight: &Flight, iteration: usize) -> Result<(__m256d, __m256d), Answer> {
+        if let Some(answer) = merit_ends(job, flight, iteration) {
+            return Err(answer);
+        }
+        let step = newton_step(job.system, job.k, &flight.evaluation);
+        step_ends(job, flight, step, iteration)
+    }
+
+    /// The merit's tests that end a Newton before its step: the answer (written to `x`).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn merit_ends(job: &mut Job, flight: &Flight, iteration: usize) -> Option<Answer> {
+        let Flight { v, r, evaluation } = *flight;
+        if !evaluation.merit.is_finite() {
+            write(job.x, v, r);
+            return Some((false, iteration));
+        }
+        if evaluation.merit == 0.0 {
+            write(job.x, v, r);
+            return Some((true, iteration));
+        }
+        None
+    }
+
+    /// The step's tests: the step to search along, or the answer (written to `x`) where
+    /// there is none or it is small (then taken).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn step_ends(job: &mut Job, flight: &Flight, step: Option<(__m256d, __m256d)>, iteration: usize) -> Result<(__m256d, __m256d), Answer> {
+        let Flight { v, r, .. } = *flight;
+        let Some((dv, dr)) = step else {
+            write(job.x, v, r);
+            return Err((false, iteration));
+        };
+        // `step_is_small`.
+        let tolerance_v = splat(job.contact.step_tolerance_mps);
+        let tolerance_r = splat(0.5 * job.k * job.contact.step_tolerance_mps);
+        let small_v = _mm256_cmp_pd::<_CMP_LE_OQ>(abs(dv), _mm256_add_pd(tolerance_v, _mm256_mul_pd(splat(1e-14), abs(v))));
+        let small_r = _mm256_cmp_pd::<_CMP_LE_OQ>(abs(dr), _mm256_add_pd(tolerance_r, _mm256_mul_pd(splat(1e-14), abs(r))));
+        if _mm256_movemask_pd(_mm256_and_pd(small_v, small_r)) == 0xF {
+            write(job.x, _mm256_sub_pd(v, dv), _mm256_sub_pd(r, dr));
+            return Err((true, iteration));
+        }
+        Ok((dv, dr))
+    }
+
+    /// The trial point at `scale` along the step.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn trial(flight: &Flight, dv: __m256d, dr: __m256d, scale: f64) -> (__m256d, __m256d) {
+        let s = splat(scale);
+        (_mm256_sub_pd(flight.v, _mm256_mul_pd(s, dv)), _mm256_sub_pd(flight.r, _mm256_mul_pd(s, dr)))
+    }
+
+    /// The line search along `(dv, dr)` from `scale`, `tried` halvings spent: the point it
+    /// accepts, or the answer (written to `x`) where the Newton ends here.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn line_search(job: &mut Job, flight: &Flight, (dv, dr, mut scale, tried): Pending, iteration: usize) -> Result<Flight, Answer> {
+        for _ in tried..MAX_STEP_HALVINGS {
+            if *job.budget < N {
+                write(job.x, flight.v, flight.r);
+                return Err((false, iteration));
+            }
+            *job.budget -= N;
+            let (v, r) = trial(flight, dv, dr, scale);
+            let evaluation = evaluate(job, v, r);
+            if evaluation.merit < flight.evaluation.merit {
+                return Ok(Flight { v, r, evaluation });
+            }
+            scale *= 0.5;
+        }
+        // No descent along the Newton direction (see `BristleContact::newton`).
+        write(job.x, flight.v, flight.r);
+        let tolerance = job.contact.tolerance_mps;
+        Err((flight.evaluation.merit <= (tolerance * tolerance) * N as f64, iteration))
+    }
+
+    /// The Newton from `flight` at step `from`, the first step's line search `pending`
+    /// where its opening is done.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn run(job: &mut Job, mut flight: Flight, from: usize, mut pending: Option<Pending>) -> Answer {
+        for iteration in from..=job.cap {
+            let pending = match pending.take() {
+                Some(pending) => pending,
+                None => match opening(job, &flight, iteration) {
+                    Ok((dv, dr)) => (dv, dr, 1.0, 0),
+                    Err(answer) => return answer,
+                },
+            };
+            match line_search(job, &flight, pending, iteration) {
+                Ok(next) => flight = next,
+                Err(answer) => return answer,
             }
         }
-        // Every row's largest entry, `f64::max` from zero over its columns in turn
-        // (`vmaxpd` returns its second operand, the running maximum, on NaN).
-        let mut row_scale = _mm256_setzero_pd();
-        for column in columns.iter() {
-            row_scale = _mm256_max_pd(abs(*column), row_scale);
-        }
-        let row_scale = store(row_scale)[pivot_row];
-        if !(pivot_abs > 1e-300) || pivot_abs <= 1e-14 * row_scale {
-            return false;
-        }
-        if pivot_row != COL {
-            // Rows `pivot_row` and `COL` swapped: their lanes, in every column and in b.
-            let mut order = [0, 1, 2, 3];
-            order.swap(pivot_row, COL);
-            let words = _mm256_setr_epi32(2 * order[0], 2 * order[0] + 1, 2 * order[1], 2 * order[1] + 1, 2 * order[2], 2 * order[2] + 1, 2 * order[3], 2 * order[3] + 1);
-            let swap = |x: __m256d| _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(x), words));
-            for column in columns.iter_mut() {
-                *column = swap(*column);
-            }
-            *b = swap(*b);
-        }
-        let inverse = 1.0 / store(columns[COL])[COL];
-        let factor = _mm256_mul_pd(columns[COL], splat(inverse));
-        // The rows below the pivot whose factor is not zero (`!=` is true on NaN).
-        let update = _mm256_and_pd(lanes_above(COL), _mm256_cmp_pd::<_CMP_NEQ_UQ>(factor, _mm256_setzero_pd()));
-        for column in columns.iter_mut().skip(COL + 1) {
-            let eliminated = _mm256_sub_pd(*column, _mm256_mul_pd(factor, broadcast(*column, COL)));
-            *column = _mm256_blendv_pd(*column, eliminated, update);
-        }
-        *b = _mm256_blendv_pd(*b, _mm256_sub_pd(*b, _mm256_mul_pd(factor, broadcast(*b, COL))), update);
-        true
+        write(job.x, flight.v, flight.r);
+        (false, job.cap)
+    }
+
+    /// The start of `job`'s Newton: its first evaluation, or `None` without the budget.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn start(job: &Job) -> (__m256d, __m256d) {
+        (load(job.x[..N].try_into().expect("four")), load(job.x[N..].try_into().expect("four")))
     }
 
     /// `BristleContact::newton` with `N = 4`.
@@ -866,67 +1154,92 @@ mod avx2 {
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn newton(contact: &BristleContact, system: &ContactSystem, normal_force_n: f64, k: f64, x: &mut Unknowns, cap: usize, budget: &mut usize) -> (bool, usize) {
-        debug_assert_eq!(system.points, N);
-        if *budget < N {
+    pub(super) unsafe fn newton(job: &mut Job) -> Answer {
+        debug_assert_eq!(job.system.points, N);
+        if *job.budget < N {
             return (false, 0);
         }
-        *budget -= N;
-        let (mut v, mut r) = (load(x[..N].try_into().expect("four")), load(x[N..].try_into().expect("four")));
-        let done = |x: &mut Unknowns, v: __m256d, r: __m256d| {
-            x[..N].copy_from_slice(&store(v));
-            x[N..].copy_from_slice(&store(r));
-        };
-        let tolerance_v = splat(contact.step_tolerance_mps);
-        let tolerance_r = splat(0.5 * k * contact.step_tolerance_mps);
-        let mut evaluation = evaluate(contact, system, normal_force_n, k, v, r);
-        for iteration in 1..=cap {
-            if !evaluation.merit.is_finite() {
-                done(x, v, r);
-                return (false, iteration);
-            }
-            if evaluation.merit == 0.0 {
-                done(x, v, r);
-                return (true, iteration);
-            }
-            let Some((dv, dr)) = newton_step(system, k, &evaluation) else {
-                done(x, v, r);
-                return (false, iteration);
-            };
-            // `step_is_small`.
-            let small_v = _mm256_cmp_pd::<_CMP_LE_OQ>(abs(dv), _mm256_add_pd(tolerance_v, _mm256_mul_pd(splat(1e-14), abs(v))));
-            let small_r = _mm256_cmp_pd::<_CMP_LE_OQ>(abs(dr), _mm256_add_pd(tolerance_r, _mm256_mul_pd(splat(1e-14), abs(r))));
-            if _mm256_movemask_pd(_mm256_and_pd(small_v, small_r)) == 0xF {
-                done(x, _mm256_sub_pd(v, dv), _mm256_sub_pd(r, dr));
-                return (true, iteration);
-            }
-            let mut scale = 1.0;
-            let mut accepted = None;
-            for _ in 0..MAX_STEP_HALVINGS {
-                if *budget < N {
-                    done(x, v, r);
-                    return (false, iteration);
-                }
-                *budget -= N;
-                let s = splat(scale);
-                let (trial_v, trial_r) = (_mm256_sub_pd(v, _mm256_mul_pd(s, dv)), _mm256_sub_pd(r, _mm256_mul_pd(s, dr)));
-                let trial = evaluate(contact, system, normal_force_n, k, trial_v, trial_r);
-                if trial.merit < evaluation.merit {
-                    evaluation = trial;
-                    accepted = Some((trial_v, trial_r));
-                    break;
-                }
-                scale *= 0.5;
-            }
-            let Some((trial_v, trial_r)) = accepted else {
-                // No descent along the Newton direction (see `BristleContact::newton`).
-                done(x, v, r);
-                return (evaluation.merit <= (contact.tolerance_mps * contact.tolerance_mps) * N as f64, iteration);
-            };
-            (v, r) = (trial_v, trial_r);
+        *job.budget -= N;
+        let (v, r) = start(job);
+        let evaluation = evaluate(job, v, r);
+        run(job, Flight { v, r, evaluation }, 1, None)
+    }
+
+    /// The bows of [`newton_pair`] going on alone after their whole steps were tried
+    /// (`tried`), each from there where it was accepted, else from its line search's first
+    /// halving. Out of line: a step is rarely halved.
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    fn go_on_alone(a: &mut Job, b: &mut Job, flights: &[Flight; 2], tried: &[Flight; 2], steps: [(__m256d, __m256d); 2], iteration: usize) -> (Answer, Answer) {
+        (alone_after_trial(a, &flights[0], tried[0], steps[0], iteration), alone_after_trial(b, &flights[1], tried[1], steps[1], iteration))
+    }
+
+    /// One bow of [`go_on_alone`].
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn alone_after_trial(job: &mut Job, flight: &Flight, tried: Flight, (dv, dr): (__m256d, __m256d), iteration: usize) -> Answer {
+        if tried.evaluation.merit < flight.evaluation.merit {
+            return run(job, tried, iteration + 1, None);
         }
-        done(x, v, r);
-        (false, cap)
+        match line_search(job, flight, (dv, dr, 0.5, 1), iteration) {
+            Ok(next) => run(job, next, iteration + 1, None),
+            Err(answer) => answer,
+        }
+    }
+
+    /// Two bows' Newtons ([`newton`] each) in step, their laws evaluated together while
+    /// both go on ([`evaluate_pair`]); where one ends, or a step needs halving, each goes
+    /// on alone from where it stands. Each answer, `x` and budget is `newton`'s to the bit.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn newton_pair(a: &mut Job, b: &mut Job) -> (Answer, Answer) {
+        debug_assert!(a.system.points == N && b.system.points == N);
+        if *a.budget < N || *b.budget < N || a.cap != b.cap {
+            // SAFETY: the caller's AVX2.
+            return unsafe { (newton(a), newton(b)) };
+        }
+        *a.budget -= N;
+        *b.budget -= N;
+        let (start_a, start_b) = (start(a), start(b));
+        let [evaluation_a, evaluation_b] = evaluate_pair([a, b], [start_a.0, start_b.0], [start_a.1, start_b.1]);
+        let mut flights = [Flight { v: start_a.0, r: start_a.1, evaluation: evaluation_a }, Flight { v: start_b.0, r: start_b.1, evaluation: evaluation_b }];
+        for iteration in 1..=a.cap {
+            match (merit_ends(a, &flights[0], iteration), merit_ends(b, &flights[1], iteration)) {
+                (None, None) => {}
+                (Some(answer_a), None) => return (answer_a, run(b, flights[1], iteration, None)),
+                (None, Some(answer_b)) => return (run(a, flights[0], iteration, None), answer_b),
+                (Some(answer_a), Some(answer_b)) => return (answer_a, answer_b),
+            }
+            let [step_a, step_b] = newton_step_pair([a.system, b.system], [a.k, b.k], [&flights[0].evaluation, &flights[1].evaluation]);
+            let (opened_a, opened_b) = (step_ends(a, &flights[0], step_a, iteration), step_ends(b, &flights[1], step_b, iteration));
+            let ((dv_a, dr_a), (dv_b, dr_b)) = match (opened_a, opened_b) {
+                (Ok(step_a), Ok(step_b)) => (step_a, step_b),
+                (Err(answer_a), Ok((dv, dr))) => return (answer_a, run(b, flights[1], iteration, Some((dv, dr, 1.0, 0)))),
+                (Ok((dv, dr)), Err(answer_b)) => return (run(a, flights[0], iteration, Some((dv, dr, 1.0, 0))), answer_b),
+                (Err(answer_a), Err(answer_b)) => return (answer_a, answer_b),
+            };
+            if *a.budget < N || *b.budget < N {
+                return (run(a, flights[0], iteration, Some((dv_a, dr_a, 1.0, 0))), run(b, flights[1], iteration, Some((dv_b, dr_b, 1.0, 0))));
+            }
+            // Both take their whole step, the first trial of each line search.
+            *a.budget -= N;
+            *b.budget -= N;
+            let (trial_a, trial_b) = (trial(&flights[0], dv_a, dr_a, 1.0), trial(&flights[1], dv_b, dr_b, 1.0));
+            let [try_a, try_b] = evaluate_pair([a, b], [trial_a.0, trial_b.0], [trial_a.1, trial_b.1]);
+            let tried = [Flight { v: trial_a.0, r: trial_a.1, evaluation: try_a }, Flight { v: trial_b.0, r: trial_b.1, evaluation: try_b }];
+            if try_a.merit < flights[0].evaluation.merit && try_b.merit < flights[1].evaluation.merit {
+                flights = tried;
+                continue;
+            }
+            // A step to halve: each bow finishes its own line search, then its Newton, alone.
+            return go_on_alone(a, b, &flights, &tried, [(dv_a, dr_a), (dv_b, dr_b)], iteration);
+        }
+        let cap = a.cap;
+        write(a.x, flights[0].v, flights[0].r);
+        write(b.x, flights[1].v, flights[1].r);
+        ((false, cap), (false, cap))
     }
 
     #[cfg(test)]
@@ -938,7 +1251,8 @@ mod avx2 {
         use rand_xoshiro::Xoshiro256PlusPlus;
 
         /// The dense solve in lanes gives `solve_dense_in_place`'s bits, and its verdict on
-        /// singular systems, over 40,000 random matrices: rows of magnitudes from 1e-12 to
+        /// singular systems, alone and beside another (`solve_dense_pair`, each system with
+        /// the one before), over 40,000 random matrices: rows of magnitudes from 1e-12 to
         /// 1e6 (so the pivots swap rows), exact zeros, repeated and scaled rows (singular),
         /// and infinities and NaN.
         #[test]
@@ -949,6 +1263,7 @@ mod avx2 {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
             let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             let (mut swapped, mut singular, mut solved) = (0, 0, 0);
+            let mut previous = None;
             for case in 0..40_000 {
                 let mut a = [[0.0; N]; N];
                 let mut b = [0.0; N];
@@ -972,19 +1287,49 @@ mod avx2 {
                     // SAFETY: the CPU has AVX2 (checked above).
                     unsafe { load(&column) }
                 });
+                let original = columns;
                 // SAFETY: as above.
                 let lanes = unsafe { solve_dense(&mut columns, load(&b)) };
                 assert_eq!(scalar, lanes.is_some(), "case {case}: {a:?}");
-                match lanes {
-                    // SAFETY: as above.
+                // SAFETY: as above.
+                let answer = lanes.map(|x| unsafe { store(x) }.map(f64::to_bits));
+                match answer {
                     Some(x) => {
-                        assert_eq!(unsafe { store(x) }.map(f64::to_bits), scalar_b.map(f64::to_bits), "case {case}: {a:?}");
+                        assert_eq!(x, scalar_b.map(f64::to_bits), "case {case}: {a:?}");
                         solved += 1;
                     }
                     None => singular += 1,
                 }
+                // `solve_dense_pair` on this system and the last gives each its answer alone.
+                if let Some((mut last_columns, last_b, last_answer)) = previous {
+                    let mut these = original;
+                    // SAFETY: as above.
+                    let [x_last, x_this] = unsafe { solve_dense_pair(&mut last_columns, last_b, &mut these, load(&b)) };
+                    // SAFETY: as above.
+                    let bits = |x: Option<__m256d>| x.map(|x| unsafe { store(x) }.map(f64::to_bits));
+                    assert_eq!((bits(x_last), bits(x_this)), (last_answer, answer), "case {case} in a pair: {a:?}");
+                }
+                // SAFETY: as above.
+                previous = Some((original, unsafe { load(&b) }, answer));
             }
             assert!(swapped > 20_000 && singular > 4_000 && solved > 30_000, "{swapped} swapped, {singular} singular, {solved} solved");
+        }
+
+        /// A hard sample's linear part: `C = L L^T + d I` for a random `L` and `d` from 1e-3
+        /// to 1 (from nearly diagonal to nearly singular), its upper triangle copied to the
+        /// lower (symmetric to the bit), and free velocities to 5 m/s.
+        fn random_system(unit: &mut dyn FnMut() -> f64, points: usize) -> ContactSystem {
+            let l: [[f64; N]; N] = std::array::from_fn(|_| std::array::from_fn(|_| 0.5 * (2.0 * unit() - 1.0)));
+            let spread = 10f64.powf(-3.0 + 3.0 * unit());
+            let mut c = [[0.0; N]; N];
+            for m in 0..N {
+                for j in m..N {
+                    let dot: f64 = (0..N).map(|i| l[m][i] * l[j][i]).sum();
+                    c[m][j] = dot + if m == j { spread } else { 0.0 };
+                    c[j][m] = c[m][j];
+                }
+            }
+            ContactSystem { points, free_velocity_mps: std::array::from_fn(|_| 5.0 * (2.0 * unit() - 1.0) * unit().powi(3)), mobility_s_per_kg: c }
         }
 
         /// Four points' solve with its Newton in lanes gives the scalar Newton's bits on hard
@@ -1007,18 +1352,7 @@ mod avx2 {
                 let mut lanes = alone.clone();
                 lanes.law_in_lanes = true;
                 for n in 0..400 {
-                    // `C = L L^T + d I`, its upper triangle copied to the lower.
-                    let l: [[f64; N]; N] = std::array::from_fn(|_| std::array::from_fn(|_| 0.5 * (2.0 * unit() - 1.0)));
-                    let spread = 10f64.powf(-3.0 + 3.0 * unit());
-                    let mut c = [[0.0; N]; N];
-                    for m in 0..N {
-                        for j in m..N {
-                            let dot: f64 = (0..N).map(|i| l[m][i] * l[j][i]).sum();
-                            c[m][j] = dot + if m == j { spread } else { 0.0 };
-                            c[j][m] = c[m][j];
-                        }
-                    }
-                    let system = ContactSystem { points: N, free_velocity_mps: std::array::from_fn(|_| 5.0 * (2.0 * unit() - 1.0) * unit().powi(3)), mobility_s_per_kg: c };
+                    let system = random_system(&mut unit, N);
                     let force_n = 10f64.powf(-3.0 + 4.3 * unit());
                     let k = 1.0 / (22_050.0 + 170_000.0 * unit());
                     if n % 50 == 0 {
@@ -1040,6 +1374,79 @@ mod avx2 {
             }
             println!("{solves} solves, {fallbacks} fallbacks");
             assert!(fallbacks > 0, "the fallback was not reached");
+        }
+
+        /// Two bows solved together (`BristleContact::solve_pair`: their Newtons in step,
+        /// each going on alone where the other ends or halves a step) give each bow the
+        /// bits it gets solved alone, over 24,000 pairs of hard random samples: each bow
+        /// its own law, mobilities, force (1 mN to 20 N, sometimes none: lifted), time step
+        /// (22.05 to 192 kHz) and warm starts, so that the two end at different steps, one
+        /// falls back while the other converges, steps are halved, and a bow of fewer
+        /// points or a lower cap is solved alone beside the other.
+        #[test]
+        fn two_bows_solved_together_get_the_bits_of_each_solved_alone() {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(47);
+            let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+            let table = ElastoPlasticParams::matusiak2025();
+            let (mut unequal_steps, mut one_fell_back, mut halved) = (0, 0, 0);
+            for case in 0..60 {
+                let bow = |unit: &mut dyn FnMut() -> f64| {
+                    let friction = ElastoPlasticParams { bristle_stiffness_n_per_m: table.bristle_stiffness_n_per_m * (0.01 + unit()), bristle_damping_kg_per_s: table.bristle_damping_kg_per_s * (0.01 + 2.0 * unit()), ..table };
+                    let points = if case % 10 == 9 { 3 } else { N };
+                    let mut contact = BristleContact::new(friction, points);
+                    if case % 15 == 14 {
+                        contact.max_newton_steps = 3;
+                    }
+                    contact
+                };
+                let mut alone = [bow(&mut unit), bow(&mut unit)];
+                let mut together = alone.clone();
+                for n in 0..200 {
+                    let problem = |unit: &mut dyn FnMut() -> f64, points: usize| {
+                        let system = random_system(unit, points);
+                        let force_n = if unit() < 0.02 { 0.0 } else { 10f64.powf(-3.0 + 4.3 * unit()) };
+                        (system, force_n, 1.0 / (22_050.0 + 170_000.0 * unit()))
+                    };
+                    let problems = [problem(&mut unit, alone[0].points), problem(&mut unit, alone[1].points)];
+                    for (i, contact) in alone.iter_mut().enumerate() {
+                        if (n + 25 * i) % 50 == 0 {
+                            let (v, r) = (2.0 * unit() - 1.0, 1e3 * (2.0 * unit() - 1.0));
+                            contact.set_warm_start(v, r);
+                            together[i].set_warm_start(v, r);
+                        }
+                    }
+                    // The most evaluations a solve took, that solve's alone: more than `M` a
+                    // step where a step was halved.
+                    for contact in alone.iter_mut().chain(together.iter_mut()) {
+                        contact.stats.max_evaluations = 0;
+                    }
+                    let expected = [0, 1].map(|i| alone[i].solve(&problems[i].0, problems[i].1, problems[i].2));
+                    for (contact, e) in alone.iter().zip(&expected) {
+                        halved += usize::from(!e.fell_back && !e.lifted && contact.stats.max_evaluations > contact.points * e.iterations);
+                    }
+                    let [first, second] = &mut together;
+                    let (a, b) = BristleContact::solve_pair((first, &problems[0].0, problems[0].1, problems[0].2), (second, &problems[1].0, problems[1].1, problems[1].2));
+                    for (i, contact) in together.iter().enumerate() {
+                        assert_eq!(contact.stats.max_evaluations, alone[i].stats.max_evaluations, "case {case}, sample {n}, bow {i}: evaluations");
+                    }
+                    for (i, (e, g)) in expected.iter().zip([a, b]).enumerate() {
+                        let context = format!("case {case}, sample {n}, bow {i}: {g:?} against {e:?}");
+                        for m in 0..N {
+                            assert!(same(e.velocity_mps[m], g.velocity_mps[m]) && same(e.force_n[m], g.force_n[m]) && same(e.deflection_m[m], g.deflection_m[m]), "{context}");
+                        }
+                        assert!(e.iterations == g.iterations && e.fell_back == g.fell_back && e.lifted == g.lifted, "{context}");
+                    }
+                    unequal_steps += usize::from(expected[0].iterations != expected[1].iterations);
+                    one_fell_back += usize::from(expected[0].fell_back != expected[1].fell_back);
+                }
+                for i in 0..2 {
+                    assert_eq!(alone[i].stats, together[i].stats, "case {case}, bow {i}");
+                    assert!((0..N).all(|m| same(alone[i].z_half[m], together[i].z_half[m])), "case {case}, bow {i}");
+                }
+            }
+            println!("{unequal_steps} pairs ended at different steps, {one_fell_back} with one bow fallen back, {halved} bows that halved a step");
+            assert!(unequal_steps > 1000 && one_fell_back > 10 && halved > 10, "the paths apart were not all reached");
         }
     }
 }

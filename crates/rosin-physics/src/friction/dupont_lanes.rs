@@ -371,7 +371,7 @@ pub(crate) mod avx2 {
     /// `-1022 <= k <= 0` it reaches).
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn exp_at_most_zero<const K: usize>(y: V<K>) -> V<K> {
+    fn exp_at_most_zero<const CALLER: u8, const K: usize>(y: V<K>) -> V<K> {
         let t = mul(y, splat(LOG2_E));
         let magnitude = abs(t);
         let whole = trunc(magnitude);
@@ -438,7 +438,7 @@ pub(crate) mod avx2 {
     /// `sin_cos_within_quarter_turn`, lane by lane to the bit, for the lanes in `needed`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn sin_cos_within_quarter_turn<const K: usize>(x: V<K>, needed: V<K>) -> (V<K>, V<K>) {
+    fn sin_cos_within_quarter_turn<const CALLER: u8, const K: usize>(x: V<K>, needed: V<K>) -> (V<K>, V<K>) {
         let y = mul(x, x);
         let powers = powers(y);
         let p = estrin::<LOW_TERMS, 10, K>(&P, powers);
@@ -505,14 +505,14 @@ pub(crate) mod avx2 {
             return None;
         }
         let x = div(v, law.stribeck);
-        let stribeck = exp_at_most_zero(mul(neg(x), x));
+        let stribeck = exp_at_most_zero::<CALLER, K>(mul(neg(x), x));
         let z_ss = add(law.coulomb_deflection, mul(law.spread, stribeck));
         let d_zss_dv = mul(mul(law.spread, stribeck), div(mul(splat(-2.0), v), law.stribeck_squared));
         let width = sub(z_ss, law.break_away);
         let theta = div(sub(z_abs, mul(splat(0.5), add(z_ss, law.break_away))), width);
         let sliding = ge(z_abs, z_ss);
         let on_slope = and_not(not(elastic), sliding);
-        let (sin, cos) = if bits(on_slope) == 0 { (none(), none()) } else { sin_cos_within_quarter_turn(mul(splat(PI), theta), on_slope) };
+        let (sin, cos) = if bits(on_slope) == 0 { (none(), none()) } else { sin_cos_within_quarter_turn::<CALLER, K>(mul(splat(PI), theta), on_slope) };
         let half_pi_cos = mul(splat(0.5 * PI), cos);
         let alpha = select(sliding, splat(1.0), mul(splat(0.5), add(splat(1.0), sin)));
         let d_alpha_d_zabs = select(sliding, none(), div(half_pi_cos, width));
@@ -543,6 +543,25 @@ pub(crate) mod avx2 {
             Some((rate, d_velocity, d_deflection)) => (store(rate), store(d_velocity), store(d_deflection)),
             None => (store(v), [1.0; POINT_LANES], [0.0; POINT_LANES]),
         }
+    }
+
+    /// [`bristle_rates`] for two bows at once, each with its own law and normal force, in
+    /// two registers: the two chains overlap in the core, and each register's lanes get
+    /// the bits `bristle_rates` gives them alone (the operations are lane-wise, and a
+    /// register whose lanes are all elastic keeps `v`, 1 and 0, as `bristle_rates` returns).
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn bristle_rates_pair(bows: [(&ElastoPlasticParams, f64); 2], v: [__m256d; 2], z: [__m256d; 2]) -> [(__m256d, __m256d, __m256d); 2] {
+        let term = |f: fn(&ElastoPlasticParams, f64) -> f64| V(bows.map(|(params, normal_force_n)| _mm256_set1_pd(f(params, normal_force_n))));
+        let law = Law {
+            break_away: term(|p, f| p.break_away_deflection_m(f)),
+            coulomb_deflection: term(|p, f| p.coulomb_coefficient * f / p.bristle_stiffness_n_per_m),
+            spread: term(|p, f| (p.static_coefficient - p.coulomb_coefficient) * f / p.bristle_stiffness_n_per_m),
+            stribeck: term(|p, _| p.stribeck_velocity_mps),
+            stribeck_squared: term(|p, _| p.stribeck_velocity_mps * p.stribeck_velocity_mps),
+        };
+        let (v, z) = (V(v), V(z));
+        let (rate, d_velocity, d_deflection) = law_rate::<2, 2>(&law, v, z, abs(z)).unwrap_or((v, splat(1.0), none()));
+        [(rate.0[0], d_velocity.0[0], d_deflection.0[0]), (rate.0[1], d_velocity.0[1], d_deflection.0[1])]
     }
 
     /// The law's rate and its partial derivatives (`ElastoPlasticParams::bristle_rate`),
@@ -752,8 +771,8 @@ pub(crate) mod avx2 {
         #[target_feature(enable = "avx2")]
         unsafe fn lanes(x: &Lanes) -> (Lanes, Lanes, Lanes) {
             let v: V<REGISTERS> = load(x);
-            let (sin, cos) = sin_cos_within_quarter_turn(v, all());
-            (store(exp_at_most_zero(v)), store(sin), store(cos))
+            let (sin, cos) = sin_cos_within_quarter_turn::<0, REGISTERS>(v, all());
+            (store(exp_at_most_zero::<0, REGISTERS>(v)), store(sin), store(cos))
         }
     }
 }
