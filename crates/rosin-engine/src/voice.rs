@@ -972,7 +972,7 @@ impl StringVoice {
                     let contact = self.bowed.bow.solve(&input);
                     begun = self.tick_end(contact);
                 }
-                Begun::Ribbon => begun = self.step_ribbon_alone(),
+                Begun::Ribbon => return self.ribbon_sample_alone(),
             }
         }
     }
@@ -1170,11 +1170,15 @@ impl StringVoice {
         self.ribbon.solve_alone()
     }
 
-    /// The ribbon's waiting step solved alone and ended ([`StringVoice::tick_end_ribbon`]).
+    /// The rest of a ribbon's sample, its steps solved alone ([`StringVoice::tick_end_ribbon`]).
     #[inline(never)]
-    fn step_ribbon_alone(&mut self) -> Begun {
-        let contact = self.ribbon.solve_alone();
-        self.tick_end_ribbon(contact)
+    fn ribbon_sample_alone(&mut self) -> f64 {
+        loop {
+            let contact = self.ribbon.solve_alone();
+            if let Begun::Done(output) = self.tick_end_ribbon(contact) {
+                return output;
+            }
+        }
     }
 
     /// [`StringVoice::tick_end`] for the ribbon bow: its step ended with its `contact`, the
