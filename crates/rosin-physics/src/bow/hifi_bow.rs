@@ -55,7 +55,9 @@ pub struct HiFiStep {
     pub force_n: PointVector,
     /// `mu_t z^n` per point.
     pub deflection_m: PointVector,
-    /// `P = vb sum F_m`: the bow supplies power when it is negative.
+    /// `P = vb sum F_m`: the bow supplies power when it is negative. This and the rest to
+    /// `solver_mismatch_mps` only with power tracking on
+    /// ([`HiFiBowedString::set_power_tracking`]), else 0.
     pub bow_power_w: f64,
     /// `Q_r = 2 sigma0 rho A |dt. u|^2 + 2 sigma1 rho A |dx+ dt. u|^2`.
     pub string_loss_w: f64,
@@ -417,7 +419,9 @@ impl HiFiBowedString {
         self.update_mobility();
     }
 
-    /// Whether each step computes the string and torsion losses (off by default).
+    /// Whether each step computes its powers (off by default): the bow's power, every loss
+    /// and the solver's mismatch of [`HiFiStep`], for the energy balance. Off, they are 0
+    /// (a voice plays without them).
     pub fn set_power_tracking(&mut self, on: bool) {
         self.track_power = on;
     }
@@ -549,19 +553,21 @@ impl HiFiBowedString {
             step.relative_velocity_mps[m] = realised;
             step.force_n[m] = force;
             step.deflection_m[m] = solution.deflection_m[m];
-            step.bow_power_w += vb * force;
-            step.hair_loss_w += self.hair_damping_kg_per_s * hair_velocity[m] * hair_velocity[m];
-            step.bristle_loss_w += force * realised - s0 * solution.deflection_m[m] * solution.deflection_rate_mps[m];
-            if !solution.lifted {
-                step.solver_mismatch_mps = step.solver_mismatch_mps.max((realised - solution.velocity_mps[m]).abs());
+            if self.track_power {
+                step.bow_power_w += vb * force;
+                step.hair_loss_w += self.hair_damping_kg_per_s * hair_velocity[m] * hair_velocity[m];
+                step.bristle_loss_w += force * realised - s0 * solution.deflection_m[m] * solution.deflection_rate_mps[m];
+                if !solution.lifted {
+                    step.solver_mismatch_mps = step.solver_mismatch_mps.max((realised - solution.velocity_mps[m]).abs());
+                }
             }
             let hair = &mut self.hair[m];
             let eta_next = hair.eta_previous_m + 2.0 * k * hair_velocity[m];
             hair.eta_previous_m = hair.eta_m;
             hair.eta_m = eta_next;
         }
-        step.bristle_loss_w += solution.released_energy_j / k;
         if self.track_power {
+            step.bristle_loss_w += solution.released_energy_j / k;
             step.string_loss_w = self.string_loss_w();
             step.torsion_loss_w = self.torsion.as_ref().map_or(0.0, |t| t.loss_w());
         }
