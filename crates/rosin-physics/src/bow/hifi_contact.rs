@@ -804,9 +804,9 @@ mod avx2 {
     /// `BristleContact::newton_step`: the step `(dv, dr)`, or `None`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn newton_step(system: &ContactSystem, k: f64, e: &Evaluation) -> Option<(__m256d, __m256d)> {
+    fn newton_step<const CALLER: u8>(system: &ContactSystem, k: f64, e: &Evaluation) -> Option<(__m256d, __m256d)> {
         let (mut columns, rhs, diagonal) = step_system(system, k, e);
-        let dv = solve_dense(&mut columns, rhs)?;
+        let dv = solve_dense::<CALLER>(&mut columns, rhs)?;
         step_rates(e, dv, diagonal)
     }
 
@@ -856,9 +856,9 @@ mod avx2 {
     /// in the same order, and the same singular and finite tests. Returns the solution.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn solve_dense(columns: &mut [__m256d; N], mut b: __m256d) -> Option<__m256d> {
+    fn solve_dense<const CALLER: u8>(columns: &mut [__m256d; N], mut b: __m256d) -> Option<__m256d> {
         // A column at a time, each its own copy, so that every lane index is a constant.
-        if !(eliminate::<0, 0>(columns, &mut b) && eliminate::<1, 0>(columns, &mut b) && eliminate::<2, 0>(columns, &mut b) && eliminate::<3, 0>(columns, &mut b)) {
+        if !(eliminate::<0, CALLER>(columns, &mut b) && eliminate::<1, CALLER>(columns, &mut b) && eliminate::<2, CALLER>(columns, &mut b) && eliminate::<3, CALLER>(columns, &mut b)) {
             return None;
         }
         let a = columns.map(|column| store(column));
@@ -878,13 +878,13 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn solve_dense_pair(columns_a: &mut [__m256d; N], mut b_a: __m256d, columns_b: &mut [__m256d; N], mut b_b: __m256d) -> [Option<__m256d>; 2] {
-        let (mut ok_a, mut ok_b) = (eliminate::<0, 1>(columns_a, &mut b_a), eliminate::<0, 2>(columns_b, &mut b_b));
-        ok_a = ok_a && eliminate::<1, 1>(columns_a, &mut b_a);
-        ok_b = ok_b && eliminate::<1, 2>(columns_b, &mut b_b);
-        ok_a = ok_a && eliminate::<2, 1>(columns_a, &mut b_a);
-        ok_b = ok_b && eliminate::<2, 2>(columns_b, &mut b_b);
-        ok_a = ok_a && eliminate::<3, 1>(columns_a, &mut b_a);
-        ok_b = ok_b && eliminate::<3, 2>(columns_b, &mut b_b);
+        let (mut ok_a, mut ok_b) = (eliminate::<0, 10>(columns_a, &mut b_a), eliminate::<0, 11>(columns_b, &mut b_b));
+        ok_a = ok_a && eliminate::<1, 10>(columns_a, &mut b_a);
+        ok_b = ok_b && eliminate::<1, 11>(columns_b, &mut b_b);
+        ok_a = ok_a && eliminate::<2, 10>(columns_a, &mut b_a);
+        ok_b = ok_b && eliminate::<2, 11>(columns_b, &mut b_b);
+        ok_a = ok_a && eliminate::<3, 10>(columns_a, &mut b_a);
+        ok_b = ok_b && eliminate::<3, 11>(columns_b, &mut b_b);
         // Both back substitutions whatever their verdicts (one of a singular system is
         // only discarded).
         let (a_a, a_b) = (columns_a.map(|column| store(column)), columns_b.map(|column| store(column)));
@@ -1042,11 +1042,11 @@ mod avx2 {
     /// or the answer (written to the job's `x`) where the Newton ends here.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn opening(job: &mut Job, flight: &Flight, iteration: usize) -> Result<(__m256d, __m256d), Answer> {
+    fn opening<const CALLER: u8>(job: &mut Job, flight: &Flight, iteration: usize) -> Result<(__m256d, __m256d), Answer> {
         if let Some(answer) = merit_ends(job, flight, iteration) {
             return Err(answer);
         }
-        let step = newton_step(job.system, job.k, &flight.evaluation);
+        let step = newton_step::<CALLER>(job.system, job.k, &flight.evaluation);
         step_ends(job, flight, step, iteration)
     }
 
@@ -1100,7 +1100,7 @@ mod avx2 {
     /// accepts, or the answer (written to `x`) where the Newton ends here.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn line_search(job: &mut Job, flight: &Flight, (dv, dr, mut scale, tried): Pending, iteration: usize) -> Result<Flight, Answer> {
+    fn line_search<const CALLER: u8>(job: &mut Job, flight: &Flight, (dv, dr, mut scale, tried): Pending, iteration: usize) -> Result<Flight, Answer> {
         for _ in tried..MAX_STEP_HALVINGS {
             if *job.budget < N {
                 write(job.x, flight.v, flight.r);
@@ -1124,16 +1124,16 @@ mod avx2 {
     /// where its opening is done.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn run(job: &mut Job, mut flight: Flight, from: usize, mut pending: Option<Pending>) -> Answer {
+    fn run<const CALLER: u8>(job: &mut Job, mut flight: Flight, from: usize, mut pending: Option<Pending>) -> Answer {
         for iteration in from..=job.cap {
             let pending = match pending.take() {
                 Some(pending) => pending,
-                None => match opening(job, &flight, iteration) {
+                None => match opening::<CALLER>(job, &flight, iteration) {
                     Ok((dv, dr)) => (dv, dr, 1.0, 0),
                     Err(answer) => return answer,
                 },
             };
-            match line_search(job, &flight, pending, iteration) {
+            match line_search::<CALLER>(job, &flight, pending, iteration) {
                 Ok(next) => flight = next,
                 Err(answer) => return answer,
             }
@@ -1162,7 +1162,7 @@ mod avx2 {
         *job.budget -= N;
         let (v, r) = start(job);
         let evaluation = evaluate(job, v, r);
-        run(job, Flight { v, r, evaluation }, 1, None)
+        run::<0>(job, Flight { v, r, evaluation }, 1, None)
     }
 
     /// The bows of [`newton_pair`] going on alone after their whole steps were tried
@@ -1179,10 +1179,10 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     fn alone_after_trial(job: &mut Job, flight: &Flight, tried: Flight, (dv, dr): (__m256d, __m256d), iteration: usize) -> Answer {
         if tried.evaluation.merit < flight.evaluation.merit {
-            return run(job, tried, iteration + 1, None);
+            return run::<1>(job, tried, iteration + 1, None);
         }
-        match line_search(job, flight, (dv, dr, 0.5, 1), iteration) {
-            Ok(next) => run(job, next, iteration + 1, None),
+        match line_search::<1>(job, flight, (dv, dr, 0.5, 1), iteration) {
+            Ok(next) => run::<1>(job, next, iteration + 1, None),
             Err(answer) => answer,
         }
     }
@@ -1208,20 +1208,20 @@ mod avx2 {
         for iteration in 1..=a.cap {
             match (merit_ends(a, &flights[0], iteration), merit_ends(b, &flights[1], iteration)) {
                 (None, None) => {}
-                (Some(answer_a), None) => return (answer_a, run(b, flights[1], iteration, None)),
-                (None, Some(answer_b)) => return (run(a, flights[0], iteration, None), answer_b),
+                (Some(answer_a), None) => return (answer_a, run::<1>(b, flights[1], iteration, None)),
+                (None, Some(answer_b)) => return (run::<1>(a, flights[0], iteration, None), answer_b),
                 (Some(answer_a), Some(answer_b)) => return (answer_a, answer_b),
             }
             let [step_a, step_b] = newton_step_pair([a.system, b.system], [a.k, b.k], [&flights[0].evaluation, &flights[1].evaluation]);
             let (opened_a, opened_b) = (step_ends(a, &flights[0], step_a, iteration), step_ends(b, &flights[1], step_b, iteration));
             let ((dv_a, dr_a), (dv_b, dr_b)) = match (opened_a, opened_b) {
                 (Ok(step_a), Ok(step_b)) => (step_a, step_b),
-                (Err(answer_a), Ok((dv, dr))) => return (answer_a, run(b, flights[1], iteration, Some((dv, dr, 1.0, 0)))),
-                (Ok((dv, dr)), Err(answer_b)) => return (run(a, flights[0], iteration, Some((dv, dr, 1.0, 0))), answer_b),
+                (Err(answer_a), Ok((dv, dr))) => return (answer_a, run::<1>(b, flights[1], iteration, Some((dv, dr, 1.0, 0)))),
+                (Ok((dv, dr)), Err(answer_b)) => return (run::<1>(a, flights[0], iteration, Some((dv, dr, 1.0, 0))), answer_b),
                 (Err(answer_a), Err(answer_b)) => return (answer_a, answer_b),
             };
             if *a.budget < N || *b.budget < N {
-                return (run(a, flights[0], iteration, Some((dv_a, dr_a, 1.0, 0))), run(b, flights[1], iteration, Some((dv_b, dr_b, 1.0, 0))));
+                return (run::<1>(a, flights[0], iteration, Some((dv_a, dr_a, 1.0, 0))), run::<1>(b, flights[1], iteration, Some((dv_b, dr_b, 1.0, 0))));
             }
             // Both take their whole step, the first trial of each line search.
             *a.budget -= N;
@@ -1289,7 +1289,7 @@ mod avx2 {
                 });
                 let original = columns;
                 // SAFETY: as above.
-                let lanes = unsafe { solve_dense(&mut columns, load(&b)) };
+                let lanes = unsafe { solve_dense::<0>(&mut columns, load(&b)) };
                 assert_eq!(scalar, lanes.is_some(), "case {case}: {a:?}");
                 // SAFETY: as above.
                 let answer = lanes.map(|x| unsafe { store(x) }.map(f64::to_bits));
