@@ -963,7 +963,7 @@ impl StringVoice {
     /// at no cost.
     #[inline]
     pub fn tick(&mut self) -> f64 {
-        let mut begun = self.tick_begin();
+        let mut begun = self.tick_begin::<false>();
         // At most the oversampling factor's steps, each ending the step before.
         loop {
             match begun {
@@ -972,6 +972,7 @@ impl StringVoice {
                     let contact = self.bowed.bow.solve(&input);
                     begun = self.tick_end(contact);
                 }
+                // (`tick_begin::<false>` ends a ribbon's sample itself.)
                 Begun::Ribbon => return self.ribbon_sample_alone(),
             }
         }
@@ -989,8 +990,12 @@ impl StringVoice {
     /// first step, whose contact is solved (alone, or beside another voice's ribbon:
     /// [`StringVoice::solve_ribbons`]) and handed to [`StringVoice::tick_end_ribbon`]; a
     /// waveguide does the whole sample here.
+    ///
+    /// `PAIRED` says whether the caller pairs the ribbons' contacts: without, a ribbon's
+    /// sample is done here whole, alone ([`StringVoice::ribbon_sample_alone`]), so that a
+    /// lone voice's loop keeps only the point bow's path.
     #[inline(always)]
-    pub(crate) fn tick_begin(&mut self) -> Begun {
+    pub(crate) fn tick_begin<const PAIRED: bool>(&mut self) -> Begun {
         if self.is_free() || self.asleep {
             return Begun::Done(0.0);
         }
@@ -1021,6 +1026,9 @@ impl StringVoice {
             // The ribbon's contact is solved by the caller too, beside another voice's
             // ribbon where there is one.
             self.ribbon.begin(&on_string, losses, &self.bowed.bow.friction, drive);
+            if !PAIRED {
+                return Begun::Done(self.ribbon_sample_alone());
+            }
             return Begun::Ribbon;
         } else {
             // The waveguide's pitch is its loop length: the stopped and slackened string's

@@ -1215,7 +1215,7 @@ fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], s
     while rest != 0 {
         let index = rest.trailing_zeros() as usize;
         rest &= rest - 1;
-        record(index, voices[index].tick_begin(), outputs, &mut problems, &mut waiting);
+        record(index, voices[index].tick_begin::<true>(), outputs, &mut problems, &mut waiting);
     }
     // A round takes every waiting voice a step; a voice waits again only for a step left
     // of its oversampling factor (at most `MAX_FACTOR` rounds). The ribbons go in pairs
