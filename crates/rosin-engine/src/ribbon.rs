@@ -145,8 +145,8 @@ impl RibbonBow {
 
     /// Begins [`Self::tick`]'s sample, up to the bow's contact, which [`Self::solve_pair`]
     /// (or [`Self::solve_alone`]) solves and [`Self::end`] takes on.
-    // Out of line, as the whole sample was: inlined into a voice's sample, it crowds out
-    // the point bow's path there.
+    // Out of line, as the whole sample (`tick`) was before the ribbons were paired: a call
+    // is little beside the ribbon's step.
     #[inline(never)]
     pub fn begin(&mut self, controls: &BowingControls, losses: (f64, f64), friction: &ElastoPlasticParams, drive_n: f64) {
         if losses != self.losses {

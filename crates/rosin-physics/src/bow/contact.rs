@@ -226,6 +226,10 @@ impl FrictionContact {
     }
 
     /// Solves one sample with the chosen model and commits its state.
+    // Always inlined: a lone voice's sample in the engine's loop otherwise calls it (the
+    // compiler left it and `Intonation::observe` out of line once the ribbons were
+    // paired: without the two attributes, 2,323 instructions a sample for a lone G3
+    // against 2,291).
     #[inline(always)]
     pub fn solve(&mut self, input: &ContactInput) -> ContactOutput {
         // Inputs no law can take (a normal force below the bow's touch, infinite or NaN; a

@@ -140,6 +140,7 @@ impl Intonation {
 
     /// Feeds one sample of relative velocity at the bow, with the bow's own velocity.
     /// `strength` in [0, 1] sets how much of each period's error is corrected (0: none).
+    // Always inlined, as `FrictionContact::solve` is, for the same lone voice's loop.
     #[inline(always)]
     pub fn observe(&mut self, relative_velocity_mps: f64, bow_velocity_mps: f64, strength: f64) {
         self.samples_since_onset += 1.0;
