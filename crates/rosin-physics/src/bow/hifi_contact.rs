@@ -801,7 +801,8 @@ mod avx2 {
         sum
     }
 
-    /// `BristleContact::newton_step`: the step `(dv, dr)`, or `None`.
+    /// `BristleContact::newton_step`: the step `(dv, dr)`, or `None` (`CALLER`: see
+    /// [`run`]).
     #[inline]
     #[target_feature(enable = "avx2")]
     fn newton_step<const CALLER: u8>(system: &ContactSystem, k: f64, e: &Evaluation) -> Option<(__m256d, __m256d)> {
@@ -1121,7 +1122,9 @@ mod avx2 {
     }
 
     /// The Newton from `flight` at step `from`, the first step's line search `pending`
-    /// where its opening is done.
+    /// where its opening is done. `CALLER` gives the one-bow Newton (0) and the pair's
+    /// bows going on alone (1) copies of their own of this and of the steps it takes
+    /// (`opening`, `line_search`, `newton_step`, `solve_dense`), each inlined there.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn run<const CALLER: u8>(job: &mut Job, mut flight: Flight, from: usize, mut pending: Option<Pending>) -> Answer {
@@ -1142,7 +1145,7 @@ mod avx2 {
         (false, job.cap)
     }
 
-    /// The start of `job`'s Newton: its first evaluation, or `None` without the budget.
+    /// The point `job`'s Newton starts from, `(v, r)` from its `x`.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn start(job: &Job) -> (__m256d, __m256d) {
