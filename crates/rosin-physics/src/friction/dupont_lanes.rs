@@ -494,9 +494,11 @@ pub(crate) mod avx2 {
     /// derivatives, every zone evaluated and each lane keeping its own, or `None` when
     /// every lane is elastic (there the rate is the velocity, its partials 1 and 0).
     ///
-    /// `CALLER` gives each of its two callers a copy of its own: called from one place, a
-    /// copy is inlined there (a target-feature function cannot be `inline(always)`), which
-    /// keeps the point bow's Newton as it was before the ribbon bow shared this.
+    /// `CALLER` gives each of its callers (the point bow's Newton, the finite-width bow's
+    /// one and its pairs) a copy of its own, passed on to its `exp`, `sin` and `cos`:
+    /// called from one place, a copy is inlined there (a target-feature function cannot be
+    /// `inline(always)`), which keeps the point bow's Newton as it was before the ribbon
+    /// bow shared this.
     #[inline]
     #[target_feature(enable = "avx2")]
     fn law_rate<const CALLER: u8, const K: usize>(law: &Law<K>, v: V<K>, z: V<K>, z_abs: V<K>) -> Option<(V<K>, V<K>, V<K>)> {
@@ -525,19 +527,26 @@ pub(crate) mod avx2 {
         Some((select(elastic, v, rate), select(elastic, splat(1.0), d_velocity), select(elastic, none(), d_deflection)))
     }
 
+    /// The law's terms for finite-width bows, a register each, each register's lanes
+    /// sharing its bow's law and normal force, worked out by the scalar law's expressions.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn bows_law<const K: usize>(bows: [(&ElastoPlasticParams, f64); K]) -> Law<K> {
+        let term = |f: fn(&ElastoPlasticParams, f64) -> f64| V(bows.map(|(params, normal_force_n)| _mm256_set1_pd(f(params, normal_force_n))));
+        Law {
+            break_away: term(|p, f| p.break_away_deflection_m(f)),
+            coulomb_deflection: term(|p, f| p.coulomb_coefficient * f / p.bristle_stiffness_n_per_m),
+            spread: term(|p, f| (p.static_coefficient - p.coulomb_coefficient) * f / p.bristle_stiffness_n_per_m),
+            stribeck: term(|p, _| p.stribeck_velocity_mps),
+            stribeck_squared: term(|p, _| p.stribeck_velocity_mps * p.stribeck_velocity_mps),
+        }
+    }
+
     /// [`law_rate`] for one law and normal force shared by the lanes (the finite-width
     /// bow's points), its terms worked out by the scalar law's expressions.
     #[target_feature(enable = "avx2")]
     pub(crate) fn bristle_rates(params: &ElastoPlasticParams, normal_force_n: f64, v: &PointLanes, z: &PointLanes) -> (PointLanes, PointLanes, PointLanes) {
-        let s0 = params.bristle_stiffness_n_per_m;
-        let vs = params.stribeck_velocity_mps;
-        let law = Law {
-            break_away: splat(params.break_away_deflection_m(normal_force_n)),
-            coulomb_deflection: splat(params.coulomb_coefficient * normal_force_n / s0),
-            spread: splat((params.static_coefficient - params.coulomb_coefficient) * normal_force_n / s0),
-            stribeck: splat(vs),
-            stribeck_squared: splat(vs * vs),
-        };
+        let law = bows_law([(params, normal_force_n)]);
         let (v, z): (V<1>, V<1>) = (load(v), load(z));
         match law_rate::<1, 1>(&law, v, z, abs(z)) {
             Some((rate, d_velocity, d_deflection)) => (store(rate), store(d_velocity), store(d_deflection)),
@@ -551,14 +560,7 @@ pub(crate) mod avx2 {
     /// register whose lanes are all elastic keeps `v`, 1 and 0, as `bristle_rates` returns).
     #[target_feature(enable = "avx2")]
     pub(crate) fn bristle_rates_pair(bows: [(&ElastoPlasticParams, f64); 2], v: [__m256d; 2], z: [__m256d; 2]) -> [(__m256d, __m256d, __m256d); 2] {
-        let term = |f: fn(&ElastoPlasticParams, f64) -> f64| V(bows.map(|(params, normal_force_n)| _mm256_set1_pd(f(params, normal_force_n))));
-        let law = Law {
-            break_away: term(|p, f| p.break_away_deflection_m(f)),
-            coulomb_deflection: term(|p, f| p.coulomb_coefficient * f / p.bristle_stiffness_n_per_m),
-            spread: term(|p, f| (p.static_coefficient - p.coulomb_coefficient) * f / p.bristle_stiffness_n_per_m),
-            stribeck: term(|p, _| p.stribeck_velocity_mps),
-            stribeck_squared: term(|p, _| p.stribeck_velocity_mps * p.stribeck_velocity_mps),
-        };
+        let law = bows_law(bows);
         let (v, z) = (V(v), V(z));
         let (rate, d_velocity, d_deflection) = law_rate::<2, 2>(&law, v, z, abs(z)).unwrap_or((v, splat(1.0), none()));
         [(rate.0[0], d_velocity.0[0], d_deflection.0[0]), (rate.0[1], d_velocity.0[1], d_deflection.0[1])]
