@@ -134,19 +134,11 @@ impl RibbonBow {
         ok
     }
 
-    /// Steps one sample with the voice's controls, the string's losses now, the friction
-    /// controls and a sympathetic drive; returns the bridge force (N).
-    #[inline]
-    pub fn tick(&mut self, controls: &BowingControls, losses: (f64, f64), friction: &ElastoPlasticParams, drive_n: f64) -> f64 {
-        self.begin(controls, losses, friction, drive_n);
-        let solution = self.bowed.solve_begun();
-        self.end(solution)
-    }
-
-    /// Begins [`Self::tick`]'s sample, up to the bow's contact, which [`Self::solve_pair`]
-    /// (or [`Self::solve_alone`]) solves and [`Self::end`] takes on.
-    // Out of line, as the whole sample (`tick`) was before the ribbons were paired: a call
-    // is little beside the ribbon's step.
+    /// Begins a sample with the voice's controls, the string's losses now, the friction
+    /// controls and a sympathetic drive, up to the bow's contact, which
+    /// [`Self::solve_pair`] (or [`Self::solve_alone`]) solves and [`Self::end`] takes on.
+    // Out of line, as the whole sample was before the ribbons were paired: a call is little
+    // beside the ribbon's step.
     #[inline(never)]
     pub fn begin(&mut self, controls: &BowingControls, losses: (f64, f64), friction: &ElastoPlasticParams, drive_n: f64) {
         if losses != self.losses {
