@@ -13,7 +13,6 @@ use crate::voice::{StringEngine, StringVoice};
 use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::waveguide::WaveguideString;
-use rosin_physics::string::format::Sample;
 use crate::voices::{Engine, MAX_VOICES};
 
 /// Points along each drawn string.
@@ -250,7 +249,6 @@ fn capture_drum(voice: &DrumVoice, view: &mut MembraneView) {
     let drum = voice.drum();
     let membrane = &drum.membrane;
     let n = membrane.intervals();
-    let level = membrane.current_displacement();
     view.sounding = true;
     view.key = voice.note.note;
     for row in 0..VIEW_MEMBRANE_CELLS {
@@ -258,7 +256,7 @@ fn capture_drum(voice: &DrumVoice, view: &mut MembraneView) {
         for col in 0..VIEW_MEMBRANE_CELLS {
             let l = (((col as f64 + 0.5) / VIEW_MEMBRANE_CELLS as f64) * n as f64).round() as usize;
             let index = membrane.index(l.min(n), m.min(n));
-            view.displacement_m[row * VIEW_MEMBRANE_CELLS + col] = if membrane.is_moving(index) { level[index].to_f64() as f32 } else { f32::NAN };
+            view.displacement_m[row * VIEW_MEMBRANE_CELLS + col] = if membrane.is_moving(index) { membrane.current_displacement_at(index) as f32 } else { f32::NAN };
         }
     }
     let side = drum.design().membrane.side_m;

@@ -145,6 +145,8 @@ impl<S: MembraneSample> FrictionDrum<S> {
         self.membrane.configure(design.shape, membrane_intervals, k);
         self.tube.configure(design.tube, tube_intervals, k);
         self.membrane_patch.configure(&self.membrane);
+        // The connection's force is carried, not added over the membrane each sample.
+        self.membrane.carry_pattern(self.membrane_patch.weights(), self.membrane_patch.rows());
         self.tube_patch.configure(self.tube.intervals());
         self.bow.reset(seed);
         self.bow_xy_m = (f64::NAN, f64::NAN);
@@ -189,11 +191,12 @@ impl<S: MembraneSample> FrictionDrum<S> {
             self.membrane.set_tuning(controls.tuning);
         }
         self.place_bow(controls.bow_x_m, controls.bow_y_m);
-        let patch_rows = self.membrane_patch.rows();
-        // The bow's place at the previous level, which the update writes the next one over.
-        let bow_previous = self.bow_point.interpolate(self.membrane.previous_displacement());
+        // The bow's place at the previous level, which the update writes the next one over
+        // (the connection's pattern carried in it too, see `Membrane::carry_pattern`).
+        let (carried_previous, _) = self.membrane.carried_scales_m();
+        let bow_previous = self.bow_point.interpolate(self.membrane.previous_displacement()) + carried_previous * self.bow_patch_overlap;
         // `I_m` of the free update, summed while the stencil writes it.
-        let membrane_free = self.membrane.compute_free_update_and_weighted_sum(self.membrane_patch.weights(), patch_rows.clone());
+        let membrane_free = self.membrane.compute_free_update_and_carried_sum();
         self.tube.compute_free_update();
 
         let k = self.membrane.time_step_s();
@@ -226,7 +229,7 @@ impl<S: MembraneSample> FrictionDrum<S> {
         let fc = fc_free + fc_per_bow_force * bow_force;
         self.last_connection_force_n = fc;
 
-        self.membrane.add_pattern_to_next(self.membrane_patch.weights(), patch_rows, a * fc / h_m2);
+        self.membrane.carry_to_next(a * fc / h_m2);
         if bow_force != 0.0 {
             for (w, &i) in self.bow_point.weights.iter().zip(&self.bow_point.indices) {
                 self.membrane.add_to_next(i, -a * bow_force * w / h_m2);
@@ -250,13 +253,13 @@ impl<S: MembraneSample> FrictionDrum<S> {
 
     /// `I_m u - I_t zeta` at the current level: zero up to rounding when the connection holds.
     pub fn connection_gap_m(&self) -> f64 {
-        let m = self.membrane.weighted_sum(self.membrane.current_displacement(), self.membrane_patch.weights(), self.membrane_patch.rows());
-        m - self.tube_patch.interpolate(self.tube.current_displacement())
+        self.connection_displacement_m() - self.tube_patch.interpolate(self.tube.current_displacement())
     }
 
     /// `I_m u` at the current level: the connection's displacement (m).
     pub fn connection_displacement_m(&self) -> f64 {
-        self.membrane.weighted_sum(self.membrane.current_displacement(), self.membrane_patch.weights(), self.membrane_patch.rows())
+        let (_, carried) = self.membrane.carried_scales_m();
+        self.membrane.weighted_sum(self.membrane.current_displacement(), self.membrane_patch.weights(), self.membrane_patch.rows()) + carried * self.membrane_patch.sum_of_squares()
     }
 
     /// `I_t zeta` at the current level: the tube's side of the rigid connection, which holds
@@ -268,7 +271,8 @@ impl<S: MembraneSample> FrictionDrum<S> {
 
     /// The bow's interpolated membrane displacement at the current level.
     pub fn bow_point_displacement_m(&self) -> f64 {
-        self.bow_point.interpolate(self.membrane.current_displacement())
+        let (_, carried) = self.membrane.carried_scales_m();
+        self.bow_point.interpolate(self.membrane.current_displacement()) + carried * self.bow_patch_overlap
     }
 
     pub fn is_sane(&self, limit_m: f64) -> bool {
