@@ -1006,26 +1006,25 @@ macro_rules! avx2_loops {
                 laplacian: *mut $format,
                 current: *const $format,
                 moving: *const u8,
-                /// The carried pattern and its Laplacian (dangling when nothing is carried).
+                /// The carried pattern and its Laplacian (null when nothing is carried).
                 carried: *const $format,
                 carried_laplacian: *const $format,
             }
 
             impl Splat {
+                #[target_feature(enable = "avx2,fma")]
+                #[inline]
                 fn new(c: UpdateCoefficients, carried: &Option<super::CarriedLevels<$format>>) -> Self {
                     let (scale, change) = carried.as_ref().map_or((0.0, 0.0), |carried| (carried.scale, carried.change));
                     let c: Coefficients<$format> = c.rounded();
-                    // SAFETY: AVX is enabled in every caller.
-                    unsafe {
-                        Self {
-                            centre: $set1(c.centre),
-                            previous: $set1(c.previous),
-                            laplacian: $set1(c.laplacian),
-                            previous_laplacian: $set1(c.previous_laplacian),
-                            four: $set1(4.0),
-                            carried_scale: $set1(scale),
-                            carried_change: $set1(change),
-                        }
+                    Self {
+                        centre: $set1(c.centre),
+                        previous: $set1(c.previous),
+                        laplacian: $set1(c.laplacian),
+                        previous_laplacian: $set1(c.previous_laplacian),
+                        four: $set1(4.0),
+                        carried_scale: $set1(scale),
+                        carried_change: $set1(change),
                     }
                 }
             }
