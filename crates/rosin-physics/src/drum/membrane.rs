@@ -951,12 +951,12 @@ macro_rules! avx2_loops {
             /// the mask, and with `CARRIED` `j .. j + LANES` within the carried pattern and
             /// its Laplacian.
             #[inline(always)]
-            unsafe fn vector_points<const CARRIED: bool>(k: &Splat, levels: &Pointers, width: usize, j: usize) -> ($vector, $vector) {
+            unsafe fn vector_points<const CARRIED: bool>(k: &Splat, levels: &Pointers, j: usize) -> ($vector, $vector) {
                 let u = $load(levels.current.add(j));
                 let left = $load(levels.current.add(j - 1));
                 let right = $load(levels.current.add(j + 1));
-                let up = $load(levels.current.add(j - width));
-                let down = $load(levels.current.add(j + width));
+                let up = $load(levels.up.wrapping_add(j));
+                let down = $load(levels.down.wrapping_add(j));
                 let lap = $fnmadd(k.four, u, $add($add($add(left, right), up), down));
                 let (lap, carried) = if CARRIED {
                     ($fmadd(k.carried_scale, $load(levels.carried_laplacian.add(j)), lap), $load(levels.carried.add(j)))
@@ -993,6 +993,11 @@ macro_rules! avx2_loops {
                 previous_then_next: *mut $format,
                 laplacian: *mut $format,
                 current: *const $format,
+                /// The current level a row before and a row after, so that a vector's
+                /// neighbours there are read from the same index as its own points (their
+                /// pointers may lie outside the level, offset only back into it).
+                up: *const $format,
+                down: *const $format,
                 moving: *const u8,
                 /// The carried pattern and its Laplacian (null when nothing is carried).
                 carried: *const $format,
@@ -1018,12 +1023,14 @@ macro_rules! avx2_loops {
             }
 
             impl Pointers {
-                fn new(levels: Levels<$format>, moving: &[u8]) -> Self {
+                fn new(levels: Levels<$format>, moving: &[u8], width: usize) -> Self {
                     let (carried, carried_laplacian) = levels.carried.as_ref().map_or((std::ptr::null(), std::ptr::null()), |carried| (carried.pattern.as_ptr(), carried.laplacian.as_ptr()));
                     Self {
                         previous_then_next: levels.previous_then_next.as_mut_ptr(),
                         laplacian: levels.laplacian.as_mut_ptr(),
                         current: levels.current.as_ptr(),
+                        up: levels.current.as_ptr().wrapping_sub(width),
+                        down: levels.current.as_ptr().wrapping_add(width),
                         moving: moving.as_ptr(),
                         carried,
                         carried_laplacian,
@@ -1068,7 +1075,7 @@ macro_rules! avx2_loops {
                     None => false,
                 };
                 assert!(dot.end <= pattern.len() || dot.is_empty());
-                let p = Pointers::new(levels, moving);
+                let p = Pointers::new(levels, moving, width);
                 let mut lanes = [0.0; LANES];
                 // SAFETY: every vector's points and their four neighbours lie in the levels
                 // and the mask (as the assertion above checks, the vectors in increasing
@@ -1077,11 +1084,11 @@ macro_rules! avx2_loops {
                     let mut sum = $set1(0.0);
                     if dot.is_empty() {
                         for &j in active {
-                            vector_points::<CARRIED>(&k, &p, width, j as usize);
+                            vector_points::<CARRIED>(&k, &p, j as usize);
                         }
                     } else if whole {
                         for &j in active {
-                            let (out, carried) = vector_points::<CARRIED>(&k, &p, width, j as usize);
+                            let (out, carried) = vector_points::<CARRIED>(&k, &p, j as usize);
                             sum = $fmadd(out, carried, sum);
                         }
                     } else {
@@ -1090,17 +1097,17 @@ macro_rules! avx2_loops {
                         let (before, rest) = active.split_at(active.partition_point(|&j| j as usize + LANES <= dot.start));
                         let (within, after) = rest.split_at(rest.partition_point(|&j| (j as usize) < dot.end));
                         for &j in before {
-                            vector_points::<CARRIED>(&k, &p, width, j as usize);
+                            vector_points::<CARRIED>(&k, &p, j as usize);
                         }
                         for &j in within {
                             let j = j as usize;
-                            let (out, carried) = vector_points::<CARRIED>(&k, &p, width, j);
+                            let (out, carried) = vector_points::<CARRIED>(&k, &p, j);
                             let inside = between(dot.start as isize - j as isize, dot.end as isize - j as isize);
                             let weights = if CARRIED { $and(carried, $cast(inside)) } else { $mask_load(pattern.as_ptr().add(j), inside) };
                             sum = $fmadd($and(out, $cast(inside)), weights, sum);
                         }
                         for &j in after {
-                            vector_points::<CARRIED>(&k, &p, width, j as usize);
+                            vector_points::<CARRIED>(&k, &p, j as usize);
                         }
                     }
                     $store(lanes.as_mut_ptr(), sum);
