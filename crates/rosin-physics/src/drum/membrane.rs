@@ -105,9 +105,14 @@ impl<S> std::ops::DerefMut for AlignedLevel<S> {
 /// dot products' partial sums take their places from it on every path, which renames them
 /// and changes no bit of their result (see [`dot`]).
 fn vector_origin<S>(region_start: usize, width: usize) -> usize {
-    let step = 32 / std::mem::size_of::<S>();
+    let step = vector_lanes::<S>();
     let down = region_start / step * step;
     if down > width { down } else { region_start }
+}
+
+/// Points of `S` in a 32-byte AVX2 vector.
+const fn vector_lanes<S>() -> usize {
+    32 / std::mem::size_of::<S>()
 }
 
 /// A moving point's byte in the mask of moving points (every bit set: the AVX2 loops widen
@@ -203,7 +208,7 @@ impl<S: MembraneSample> Membrane<S> {
             region: 0..0,
             origin: 0,
             moving: vec![0; len].into_boxed_slice(),
-            active: vec![0; len.div_ceil(32 / std::mem::size_of::<S>())].into_boxed_slice(),
+            active: vec![0; len.div_ceil(vector_lanes::<S>())].into_boxed_slice(),
             active_len: 0,
             current: AlignedLevel::filled(len, S::ZERO),
             previous_then_next: AlignedLevel::filled(len, S::ZERO),
@@ -269,7 +274,7 @@ impl<S: MembraneSample> Membrane<S> {
         // The vectors from the origin on that hold a moving point: the AVX2 loops skip the
         // rest (the frame, and a circle's corners: 13 % of the vectors at Full resolution at
         // 48 kHz, 17 % at 96 kHz).
-        let lanes = 32 / std::mem::size_of::<S>();
+        let lanes = vector_lanes::<S>();
         self.active_len = 0;
         for j in (self.origin..self.region.end).step_by(lanes) {
             if self.moving[j..j + lanes].contains(&MOVING) {
@@ -1431,7 +1436,7 @@ mod tests {
     #[test]
     fn the_update_lists_the_vectors_that_move() {
         fn check<S: MembraneSample>() {
-            let lanes = 32 / std::mem::size_of::<S>();
+            let lanes = vector_lanes::<S>();
             for shape in [MembraneShape::Circle, MembraneShape::Square] {
                 let mut m = Membrane::<S>::with_capacity(260, MembraneMaterial::default(), shape, 2, 1.0 / 48_000.0);
                 for intervals in 2..=260 {
