@@ -731,6 +731,12 @@ fn vector_start(entry: u32) -> usize {
     (entry & !EDGE) as usize
 }
 
+/// Whether an entry of [`Grid::active`] is marked [`EDGE`].
+#[inline(always)]
+fn at_edge(entry: u32) -> bool {
+    entry & EDGE != 0
+}
+
 /// From the first moving point of `spans` to past the last (empty if none moves).
 /// Looked for from both ends, so that it costs a step or two for rows that move.
 #[inline]
@@ -940,7 +946,7 @@ macro_rules! avx2_loops {
     ) => {
         #[cfg(target_arch = "x86_64")]
         mod $module {
-            use super::{region_of, vector_start, EDGE, sum_partial, Coefficients, Grid, Levels, UpdateCoefficients};
+            use super::{at_edge, region_of, vector_start, sum_partial, Coefficients, Grid, Levels, UpdateCoefficients};
             use std::arch::x86_64::*;
 
             /// Points a vector holds.
@@ -1004,7 +1010,7 @@ macro_rules! avx2_loops {
             /// As [`vector_points`]'s, from the entry's start.
             #[inline(always)]
             unsafe fn vector_at_edge_masked<const CARRIED: bool>(k: &Splat, levels: &Pointers, entry: u32) -> ($vector, $vector) {
-                if entry & EDGE != 0 {
+                if at_edge(entry) {
                     vector_points::<CARRIED, true>(k, levels, vector_start(entry))
                 } else {
                     vector_points::<CARRIED, false>(k, levels, vector_start(entry))
@@ -1476,7 +1482,7 @@ mod tests {
                     // The vectors at the edge, and only they, are marked so.
                     for &entry in &m.active[..m.active_len] {
                         let still = (vector_start(entry)..vector_start(entry) + lanes).any(|i| !m.is_moving(i));
-                        assert_eq!(entry & EDGE != 0, still, "{intervals} {shape:?}: {}", vector_start(entry));
+                        assert_eq!(at_edge(entry), still, "{intervals} {shape:?}: {}", vector_start(entry));
                     }
                     let moving = |j: usize| (j..j + lanes).any(|i| m.is_moving(i));
                     let every: Vec<usize> = (m.origin..m.region.end).step_by(lanes).filter(|&j| moving(j)).collect();
@@ -1487,7 +1493,7 @@ mod tests {
                     let region = (m.region.end - m.origin).div_ceil(lanes);
                     if shape == MembraneShape::Circle && [65, 130].contains(&intervals) && lanes == 8 {
                         let skipped = 1.0 - listed.len() as f64 / region as f64;
-                        let edges = m.active[..m.active_len].iter().filter(|&&entry| entry & EDGE != 0).count();
+                        let edges = m.active[..m.active_len].iter().filter(|&&entry| at_edge(entry)).count();
                         println!("circle of {intervals} intervals: {} of {region} vectors listed, {:.1} % skipped; {edges} at the edge", listed.len(), 100.0 * skipped);
                         // One or two a row (a vector that ends a row often starts the next
                         // one too): at Full resolution at 96 kHz, 12 % of those listed (202 of
