@@ -32,7 +32,7 @@ fn ring_membrane_in<S: MembraneSample>(shape: MembraneShape, intervals: usize, w
     // Off every symmetry axis, so modes of every angular order are excited and heard.
     let source = membrane.index((0.37 * n) as usize, (0.29 * n) as usize);
     let pickup = membrane.index((0.61 * n) as usize, (0.43 * n) as usize);
-    let mut state = vec![0.0; (intervals + 1) * (intervals + 1)];
+    let mut state = vec![0.0; (intervals + 1) * membrane.width()];
     state[source] = 1e-4;
     membrane.set_state(&state, &state);
     let samples = (0..(seconds * RATE) as usize)
@@ -250,13 +250,13 @@ fn lossless_drum_energy<S: MembraneSample>() -> (f64, f64, f64) {
     let design = DrumDesign { tube: TubeMaterial { radiation_loss_s_per_m: 0.0, ..TubeMaterial::default() }, ..DrumDesign::default() };
     let mut drum = full_drum_in::<S>(design, RATE);
     let n = drum.membrane.intervals();
-    let mut state = vec![0.0; (n + 1) * (n + 1)];
+    let mut state = vec![0.0; (n + 1) * drum.membrane.width()];
     for m in 0..=n {
         for l in 0..=n {
             let (dx, dy) = (l as f64 / n as f64 - 0.4, m as f64 / n as f64 - 0.55);
             let r = (dx * dx + dy * dy).sqrt() / 0.15;
             if r < 1.0 {
-                state[m * (n + 1) + l] = 1e-4 * 0.5 * (1.0 + (std::f64::consts::PI * r).cos());
+                state[drum.membrane.index(l, m)] = 1e-4 * 0.5 * (1.0 + (std::f64::consts::PI * r).cos());
             }
         }
     }
@@ -455,12 +455,12 @@ fn fundamental_eigenvalue_predicts_the_masked_membranes_mode() {
         membrane.set_tuning(lossless(c));
         // Start in the predicted shape's neighbourhood: a centred bump excites mostly (0,1).
         let centre = n as f64 / 2.0;
-        let mut state = vec![0.0; (n + 1) * (n + 1)];
+        let mut state = vec![0.0; (n + 1) * membrane.width()];
         for m in 0..=n {
             for l in 0..=n {
                 let r = ((l as f64 - centre).powi(2) + (m as f64 - centre).powi(2)).sqrt() / centre;
                 if r < 1.0 {
-                    state[m * (n + 1) + l] = 1e-4 * (1.0 - r * r);
+                    state[membrane.index(l, m)] = 1e-4 * (1.0 - r * r);
                 }
             }
         }

@@ -352,7 +352,7 @@ impl DrumVoice {
     #[doc(hidden)]
     pub fn corrupt_for_test(&mut self) {
         let n = self.drum.membrane.intervals();
-        let mut state = vec![0.0; (n + 1) * (n + 1)];
+        let mut state = vec![0.0; (n + 1) * self.drum.membrane.width()];
         state[self.drum.membrane.index(n / 2, n / 2)] = f64::NAN;
         self.drum.membrane.set_state(&state, &state);
     }

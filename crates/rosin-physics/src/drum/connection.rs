@@ -10,7 +10,7 @@
 //!   `fc I_t dt. zeta` exactly, so the coupling neither creates nor destroys energy.
 //!   `MODELS.md`'s plain `I_t / h_t` is the interior form of the same rule.
 
-use crate::drum::membrane::{AlignedLevel, Membrane, MembraneSample};
+use crate::drum::membrane::{grid_points, AlignedLevel, Membrane, MembraneSample};
 use crate::drum::tube::TubeSample;
 
 /// The fraction of each side of the membrane that the Hann window covers.
@@ -32,7 +32,7 @@ pub struct MembranePatch<S: MembraneSample = f64> {
 impl<S: MembraneSample> MembranePatch<S> {
     /// Room for a membrane of up to `max_intervals` a side.
     pub fn with_capacity(max_intervals: usize) -> Self {
-        Self { weights: AlignedLevel::filled((max_intervals + 1) * (max_intervals + 1), S::ZERO), rows: 0..0, sum_of_squares: 0.0 }
+        Self { weights: AlignedLevel::filled(grid_points(max_intervals), S::ZERO), rows: 0..0, sum_of_squares: 0.0 }
     }
 
     /// Builds `I_m` for the membrane's current grid and mask. Never allocates.
