@@ -13,8 +13,8 @@
 //! points form one contiguous span (a circle is convex): the baseline stencil runs over
 //! those spans and never visits a dead point, and the AVX2 loops run over the vectors that
 //! hold a moving point, masking those that hold one that does not, with fused
-//! multiply-adds (see `avx2_loops`). The levels are f64 or f32 ([`MembraneSample`]): the tests prove the
-//! scheme in f64, the drum plays f32.
+//! multiply-adds (see `avx2_loops`). The levels are f64 or f32 ([`MembraneSample`]): the
+//! tests prove the scheme in f64, the drum plays f32.
 
 use crate::drum::tube::TubeSample;
 
@@ -468,14 +468,13 @@ impl<S: MembraneSample> Membrane<S> {
     /// Where the grid in use moves, the levels one update reads and writes, and the carried
     /// pattern (all zero when none is carried).
     fn grid_and_levels(&mut self) -> (Grid<'_>, Levels<'_, S>, &[S]) {
-        let width = self.width;
         let carried = (!self.carried_rows.is_empty()).then(|| {
             let CarriedScales { previous, current, .. } = self.carried_scales;
             let UpdateCoefficients { centre, previous: previous_coefficient, .. } = self.coefficients;
             CarriedLevels { pattern: &self.carried[..], laplacian: &self.carried_laplacian[..], rows: self.carried_rows.clone(), scale: S::from_f64(current), change: S::from_f64(centre * current - previous_coefficient * previous) }
         });
         let levels = Levels { previous_then_next: &mut self.previous_then_next, laplacian: &mut self.laplacian, current: &self.current, carried };
-        let grid = Grid { spans: &self.spans[..=self.intervals], width, origin: self.origin, moving: &self.moving, active: &self.active[..self.active_len], rows: &self.rows[..self.rows_len] };
+        let grid = Grid::new(&self.spans[..=self.intervals], self.width, self.origin, &self.moving, &self.active[..self.active_len], &self.rows[..self.rows_len]);
         (grid, levels, &self.carried)
     }
 
@@ -581,7 +580,7 @@ impl<S: MembraneSample> Membrane<S> {
     #[inline]
     pub fn add_pattern_to_next(&mut self, pattern: &[S], rows: std::ops::Range<usize>, scale: f64) {
         self.touch();
-        let grid = Grid { spans: &self.spans[..=self.intervals], width: self.width, origin: self.origin, moving: &self.moving, active: &self.active[..self.active_len], rows: &self.rows[..self.rows_len] };
+        let grid = Grid::new(&self.spans[..=self.intervals], self.width, self.origin, &self.moving, &self.active[..self.active_len], &self.rows[..self.rows_len]);
         S::add_scaled(&mut self.previous_then_next, pattern, grid, rows, S::from_f64(scale));
     }
 
@@ -710,6 +709,12 @@ pub struct Grid<'a> {
     /// start alone, not by an entry of the list each. Empty on other grids: the update
     /// then loops over `active`.
     rows: &'a [RowVectors],
+}
+
+impl<'a> Grid<'a> {
+    fn new(spans: &'a [(usize, usize)], width: usize, origin: usize, moving: &'a [u8], active: &'a [u32], rows: &'a [RowVectors]) -> Self {
+        Self { spans, width, origin, moving, active, rows }
+    }
 }
 
 /// A row's vectors ([`Grid::rows`]), by their starts: `start..inner_start` and
@@ -976,12 +981,11 @@ fn sum_partial<S: MembraneSample>(lanes: &[S]) -> f64 {
 /// its rows' padding. On a grid of 6 vectors a row or more ([`ALIGNED_ROW_VECTORS`]),
 /// each row is padded to whole vectors, so that its vectors start it, and the update
 /// loops over each row's vectors by their start (`Grid::rows`): its edge, its inner
-/// vectors, its other edge. That spends
-/// three scalar instructions a vector where reading the list's entry and testing its mark
-/// spent seven, and reads the rows before and after a vector, as the vector itself,
-/// without straddling two cache lines (at 131 points a row, half of those reads did);
-/// on smaller grids, where a row holds a few vectors and padding adds many, it loops over
-/// the list. The moving points' mask zeroes the points of a vector that do not move
+/// vectors, its other edge. That spends three scalar instructions a vector where reading
+/// the list's entry and testing its mark spent seven, and reads the rows before and
+/// after a vector, as the vector itself, without straddling two cache lines (at 131
+/// points a row, half of those reads did); on smaller grids, where a row holds a few
+/// vectors and padding adds many, it loops over the list. The moving points' mask zeroes the points of a vector that do not move
 /// (their levels stay zero, as those of the vectors not listed), in the vectors at the
 /// edge alone, marked so in the list ([`EDGE`]): 25 % of them at Full resolution at
 /// 48 kHz, 13 % at 96 kHz. A branch on the mark (or a row's edge) runs the rest unmasked,
