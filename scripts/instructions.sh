@@ -16,6 +16,10 @@
 #                                      none), with RENDER_OPTIONS passed on to the render
 #                                      (`--set instrument=1` for the drum); TOP=n rows
 #
+# Valgrind hides AVX-512 from the program it runs, so `multiversion` takes its AVX2 clones
+# here: the counts are the AVX2 paths' on any machine (docs/performance.md, *What callgrind
+# counts*).
+#
 # Needs valgrind (Debian's `valgrind` package; installed when missing, as scripts/test.sh
 # installs what it needs). Takes about ten minutes, most of it the ring-outs; a profile
 # about two, and its build with line tables (in target/profile) a few more the first time.
