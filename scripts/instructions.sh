@@ -15,10 +15,19 @@
 #                                      for KEY... held (MIDI numbers; the 16 voices when
 #                                      none), with RENDER_OPTIONS passed on to the render
 #                                      (`--set instrument=1` for the drum); TOP=n rows
+#   scripts/instructions.sh --time [KEY...]     where the time goes on this machine's own
+#                                      paths: the time a voice-sample (the difference of
+#                                      two renders, as above), then perf's cpu-clock
+#                                      samples of one render of KEY... held for HELD_S
+#                                      seconds (8 by default), each function's share of
+#                                      the time. The set-up (about a second, most of it
+#                                      the drum's modes) is in the shares: hold many keys
+#                                      or long. TOP=n rows. Needs perf (Debian's
+#                                      `linux-perf`)
 #
 # Valgrind hides AVX-512 from the program it runs, so `multiversion` takes its AVX2 clones
 # here: the counts are the AVX2 paths' on any machine (docs/performance.md, *What callgrind
-# counts*).
+# counts*). `--time` runs the paths the machine itself takes.
 #
 # Needs valgrind (Debian's `valgrind` package; installed when missing, as scripts/test.sh
 # installs what it needs). Takes about ten minutes, most of it the ring-outs; a profile
@@ -26,14 +35,23 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ensure_packages valgrind python3
 profile=false
+timed=false
 if [ "${1:-}" = "--profile" ]; then
     profile=true
     shift
+elif [ "${1:-}" = "--time" ]; then
+    timed=true
+    shift
+fi
+if $timed; then
+    command -v perf >/dev/null || ensure_packages linux-perf
+    ensure_packages python3
+else
+    ensure_packages valgrind python3
 fi
 render=${ROSIN_RENDER:-}
-if [ -z "$render" ] && $profile; then
+if [ -z "$render" ] && { $profile || $timed; }; then
     # Line tables name the source of each instruction, inlined or not; the code is the
     # release build's.
     CARGO_TARGET_DIR=target/profile CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
@@ -161,11 +179,56 @@ for title, group in (("function", 0), ("source file", 1)):
 EOF
 }
 
-if $profile; then
+# Seconds of wall time to render KEYS held for SECONDS (the MIDI file is left for perf).
+wall_time() {
+    local seconds=$1 start end
+    shift
+    midi "$work/notes.mid" "$seconds" "$@"
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$render" "$work/notes.mid" --tail 0 --sample-rate $RATE_HZ ${RENDER_OPTIONS:-} -o "$work/out.wav" >/dev/null 2>&1
+    end=$(date +%s.%N)
+    python3 -c "print($end - $start)"
+}
+
+# Prints each function's share of the time of one render of KEYS held for HELD_S seconds,
+# from perf's samples of the CPU clock (user space; no hardware counters needed), and the
+# render's time a voice-sample.
+time_keys() {
+    local seconds=${HELD_S:-8} short long
+    short=$(wall_time $SHORT_S "$@")
+    long=$(wall_time "$seconds" "$@")
+    python3 -c "print(f'{($long - $short) * 1e9 / (($seconds - $SHORT_S) * $RATE_HZ * $#):,.0f} ns a voice-sample (the difference of a {$SHORT_S} s and a {$seconds} s render)')"
+    # shellcheck disable=SC2086
+    perf record -q -e cpu-clock:u -F 4000 -o "$work/perf.data" "$render" "$work/notes.mid" \
+        --tail 0 --sample-rate $RATE_HZ ${RENDER_OPTIONS:-} -o "$work/out.wav" >/dev/null 2>&1
+    perf report -i "$work/perf.data" --no-children --sort symbol --stdio 2>/dev/null | python3 -c '
+import re, sys
+top = int(sys.argv[1])
+rows = []
+for line in sys.stdin:
+    m = re.match(r"\s*([0-9.]+)%\s+\[\.\]\s+(.*?)\s*$", line)
+    if m:
+        # Less the empty columns; a multiversion clone named by its widest feature.
+        name = re.sub(r"(\s+-)+$", "", m.group(2))
+        name = re.sub(r"_(avx2|avx512)[a-z0-9_]*_version$", lambda c: " (" + ("AVX-512" if "avx512" in c.group(0) else "AVX2") + " clone)", name)
+        rows.append((float(m.group(1)), name))
+print("\nBy function (share of the time):")
+for share, name in rows[:top]:
+    print(f"{share:6.1f} %  {name}")
+' "${TOP:-25}"
+}
+
+if $profile || $timed; then
     keys=("$@")
     [ ${#keys[@]} -gt 0 ] || keys=($(seq 48 2 78))
-    say "profiling keys ${keys[*]} with callgrind (${SHORT_S} s and ${LONG_S} s renders at $RATE_HZ Hz)"
-    profile_keys "${keys[@]}"
+    if $timed; then
+        say "timing keys ${keys[*]} with perf (${HELD_S:-8} s held at $RATE_HZ Hz)"
+        time_keys "${keys[@]}"
+    else
+        say "profiling keys ${keys[*]} with callgrind (${SHORT_S} s and ${LONG_S} s renders at $RATE_HZ Hz)"
+        profile_keys "${keys[@]}"
+    fi
     exit 0
 fi
 

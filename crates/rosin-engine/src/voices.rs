@@ -1298,15 +1298,21 @@ fn finish_ribbons(voices: &mut [StringVoice], pair: u32, outputs: &mut [f64; MAX
 /// An empty lane's contact problem.
 const NO_CONTACT: ContactInput = ContactInput { free_velocity_mps: 0.0, coupling_s_per_kg: 0.0, normal_force_n: 0.0, time_step_s: 0.0 };
 
-/// Solves the contacts of the voices waiting in `group` (together, or one alone), and
+/// Solves the contacts of the voices waiting in `group` (together, or one or two alone), and
 /// takes each voice on ([`record`]), emptying the group.
 #[inline]
 fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], inputs: &[ContactInput; CONTACT_LANES], outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut Waiting) {
-    if group[1].is_none() {
-        // One contact alone is cheaper solved on its own.
-        if let Some((index, voice)) = group[0].take() {
-            let contact = voice.contact_mut().solve(&inputs[0]);
-            record(index, voice.tick_end(contact), outputs, problems, waiting);
+    if group[2].is_none() {
+        // One or two contacts are cheaper solved on their own, one after the other, with
+        // the same bits: a group runs all its lanes (about 5,000 instructions a group of
+        // eight, a scalar solve about 700). Pairs wait in the rounds of the voices at four
+        // times the rate: sixteen voices from MIDI 39 to 96 took 2,428 instructions a
+        // voice-sample with pairs in lanes and take 2,258, in no more time.
+        for (slot, input) in group.iter_mut().zip(inputs).take(2) {
+            if let Some((index, voice)) = slot.take() {
+                let contact = voice.contact_mut().solve(input);
+                record(index, voice.tick_end(contact), outputs, problems, waiting);
+            }
         }
         return;
     }

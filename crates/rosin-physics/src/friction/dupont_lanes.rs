@@ -56,6 +56,23 @@ struct Problems {
     break_away_ratio: Lanes,
 }
 
+impl Problems {
+    /// Every lane idle: all zeros but the time step, the bristles' stiffness and the
+    /// Stribeck velocity, which are 1, so that an idle lane stays at rest at `v = z = 0`,
+    /// elastic, with finite terms (`2 / k`, `z_ba`, `v / vS`) and steps of 0.
+    ///
+    /// All zeros, an idle lane's `2 / k` was infinite, its steps and trial points NaN
+    /// (which the law takes for a point on its slope) and its `v / vS` was `0 / 0`: every
+    /// evaluation then ran the whole law for the lanes beside it and handed the idle lane
+    /// to libm's `exp` and `sin_cos`. A group is not full when fewer than eight voices wait
+    /// (an oversampled voice's later steps): sixteen voices with five oversampled paid
+    /// about 200 instructions a voice-sample for it. The lanes are independent, so the busy
+    /// lanes' bits are the same either way.
+    fn idle() -> Self {
+        Problems { time_step_s: [1.0; LANES], stiffness: [1.0; LANES], stribeck_mps: [1.0; LANES], ..Problems::default() }
+    }
+}
+
 /// Where each lane's Newton iteration ended.
 #[derive(Clone, Copy, Default)]
 struct Outcome {
@@ -85,7 +102,7 @@ impl BowContact {
 #[multiversion::multiversion(targets("x86_64+avx2"))]
 fn solve_in_lanes(contacts: &mut [Option<&mut BowContact>; LANES], inputs: &[ContactInput; LANES]) -> [ContactOutput; LANES] {
     let mut outputs = [ContactOutput::default(); LANES];
-    let mut problems = Problems::default();
+    let mut problems = Problems::idle();
     let mut active = [false; LANES];
     for l in 0..LANES {
         let Some(contact) = contacts[l].as_deref_mut() else { continue };
@@ -614,16 +631,16 @@ pub(crate) mod avx2 {
     /// The registers of [`LANES`] bows.
     const REGISTERS: usize = LANES / 4;
 
-    /// The scalar solve's Newton iteration for every lane in `active`, in lockstep.
+    /// The terms the scalar solve works out once a sample, by the same expressions.
+    #[inline]
     #[target_feature(enable = "avx2")]
-    pub(super) fn newton(problems: &Problems, active: [bool; LANES]) -> Outcome {
-        // The terms the scalar solve works out once a sample, by the same expressions.
+    fn terms(problems: &Problems) -> Terms<REGISTERS> {
         let fn_n = load(&problems.normal_force_n);
         let s0 = load(&problems.stiffness);
         let coulomb = load(&problems.coulomb);
         let stat = load(&problems.static_coefficient);
         let stribeck = load(&problems.stribeck_mps);
-        let p: Terms<REGISTERS> = Terms {
+        Terms {
             free_velocity: load(&problems.free_velocity_mps),
             coupling: load(&problems.coupling_s_per_kg),
             two_over_k: div(splat(2.0), load(&problems.time_step_s)),
@@ -641,7 +658,13 @@ pub(crate) mod avx2 {
                 stribeck,
                 stribeck_squared: mul(stribeck, stribeck),
             },
-        };
+        }
+    }
+
+    /// The scalar solve's Newton iteration for every lane in `active`, in lockstep.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn newton(problems: &Problems, active: [bool; LANES]) -> Outcome {
+        let p = terms(problems);
         let mut going = load(&active.map(|a| if a { f64::from_bits(u64::MAX) } else { 0.0 }));
         let mut v = load(&problems.start_velocity_mps);
         let mut z = load(&problems.start_deflection_m);
@@ -766,6 +789,36 @@ pub(crate) mod avx2 {
                     assert!(same(sin[l], s) && same(cos[l], c), "sin_cos({:e})", x[l]);
                 }
             }
+        }
+
+        /// An idle lane ([`Problems::idle`]) has finite terms, is elastic at rest (with
+        /// every lane idle, `law_rate` answers `None`: the law is not evaluated), and its
+        /// residuals there are 0, so its Newton step is 0 and its trial points stay at
+        /// rest. With all zeros, its `2 / k` was infinite and its `z_ba` was `0 / 0`.
+        #[test]
+        fn an_idle_lane_rests_with_finite_terms() {
+            if !crate::cpu_has_avx2() {
+                return;
+            }
+            // SAFETY: AVX2 is present (checked above).
+            let (terms, law_skipped, residuals) = unsafe { idle_lanes() };
+            assert!(terms.iter().all(|t| t.is_finite()), "{terms:?}");
+            assert!(law_skipped);
+            assert!(residuals.iter().all(|&r| r == 0.0), "{residuals:?}");
+        }
+
+        /// Every lane idle: its terms, whether the law is skipped at rest, and the residuals
+        /// there.
+        #[target_feature(enable = "avx2")]
+        unsafe fn idle_lanes() -> (Vec<f64>, bool, Vec<f64>) {
+            let p = terms(&Problems::idle());
+            let every = [p.two_over_k, p.deflection_tolerance, p.noise_force, p.law.break_away, p.law.coulomb_deflection, p.law.spread, p.law.stribeck, p.law.stribeck_squared];
+            let terms = every.iter().flat_map(|&t| store::<REGISTERS, LANES>(t)).collect();
+            let (v, z) = (none(), none());
+            let law_skipped = law_rate::<0, REGISTERS>(&p.law, v, z, abs(z)).is_none();
+            let e = evaluate(&p, v, z);
+            let residuals = [e.g1, e.g2].iter().flat_map(|&r| store::<REGISTERS, LANES>(r)).collect();
+            (terms, law_skipped, residuals)
         }
 
         /// In the registers of [`newton`] (the finite-width bow's single register takes the
