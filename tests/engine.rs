@@ -247,12 +247,12 @@ const LATER_KEYS: [u8; 18] = [50, 57, 62, 69, 74, 81, 86, 41, 45, 52, 59, 66, 71
 
 /// The voices' bow contacts solved eight at a time in vector lanes (the engine's default)
 /// give every sample the bits of each voice solved alone: chords of two to nine voices (so
-/// a pair, which is solved alone, groups with idle lanes, a full group of eight and a
-/// lone voice beside it), then sixteen (two full
-/// groups) with high notes among them whose strings take two or four steps a sample (their
-/// later steps solved in lanes together), Bow Noise, a friction law the lanes
-/// do not take (the hyperbolic, solved alone beside lanes of the elasto-plastic), the
-/// Violin preset's four strings ringing in sympathy, and notes released and stolen.
+/// a pair, which is solved alone, groups with idle lanes, a full group of eight and a lone
+/// voice beside it), then sixteen (two full groups) with high notes among them whose
+/// strings take two or four steps a sample (their later steps solved in lanes together),
+/// Bow Noise, a friction law the lanes do not take (the hyperbolic, solved alone beside
+/// lanes of the elasto-plastic), the Violin preset's four strings ringing in sympathy, and
+/// notes released and stolen.
 #[test]
 fn voices_solved_side_by_side_sound_as_voices_solved_alone() {
     let rate = 48_000.0;

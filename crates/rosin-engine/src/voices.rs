@@ -1298,8 +1298,8 @@ fn finish_ribbons(voices: &mut [StringVoice], pair: u32, outputs: &mut [f64; MAX
 /// An empty lane's contact problem.
 const NO_CONTACT: ContactInput = ContactInput { free_velocity_mps: 0.0, coupling_s_per_kg: 0.0, normal_force_n: 0.0, time_step_s: 0.0 };
 
-/// Solves the contacts of the voices waiting in `group` (together, or one or two alone), and
-/// takes each voice on ([`record`]), emptying the group.
+/// Solves the contacts of the voices waiting in `group` (together, or one or two alone),
+/// and takes each voice on ([`record`]), emptying the group.
 #[inline]
 fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], inputs: &[ContactInput; CONTACT_LANES], outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut Waiting) {
     if group[2].is_none() {
