@@ -85,15 +85,21 @@ with open(path, "wb") as f:
 EOF
 }
 
+# Renders the notes of $work/notes.mid, then TAIL seconds more (0 unless set), with the
+# options in RENDER_OPTIONS, under the command given first (valgrind, perf, or none).
+render_notes() {
+    # shellcheck disable=SC2086
+    "$@" "$render" "$work/notes.mid" --tail "${TAIL:-0}" --sample-rate $RATE_HZ ${RENDER_OPTIONS:-} \
+        -o "$work/out.wav" >/dev/null 2>&1
+}
+
 # Instructions for rendering KEYS held for SECONDS, then TAIL seconds more (0 unless set),
 # with the options in RENDER_OPTIONS.
 count() {
     local seconds=$1
     shift
     midi "$work/notes.mid" "$seconds" "$@"
-    # shellcheck disable=SC2086
-    valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" "$render" "$work/notes.mid" \
-        --tail "${TAIL:-0}" --sample-rate $RATE_HZ ${RENDER_OPTIONS:-} -o "$work/out.wav" >/dev/null 2>&1
+    render_notes valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out"
     sed -n 's/^summary: //p; s/^totals: //p' "$work/callgrind.out" | head -1
 }
 
@@ -185,8 +191,7 @@ wall_time() {
     shift
     midi "$work/notes.mid" "$seconds" "$@"
     start=$(date +%s.%N)
-    # shellcheck disable=SC2086
-    "$render" "$work/notes.mid" --tail 0 --sample-rate $RATE_HZ ${RENDER_OPTIONS:-} -o "$work/out.wav" >/dev/null 2>&1
+    render_notes
     end=$(date +%s.%N)
     python3 -c "print($end - $start)"
 }
@@ -199,9 +204,7 @@ time_keys() {
     short=$(wall_time $SHORT_S "$@")
     long=$(wall_time "$seconds" "$@")
     python3 -c "print(f'{($long - $short) * 1e9 / (($seconds - $SHORT_S) * $RATE_HZ * $#):,.0f} ns a voice-sample (the difference of a {$SHORT_S} s and a {$seconds} s render)')"
-    # shellcheck disable=SC2086
-    perf record -q -e cpu-clock:u -F 4000 -o "$work/perf.data" "$render" "$work/notes.mid" \
-        --tail 0 --sample-rate $RATE_HZ ${RENDER_OPTIONS:-} -o "$work/out.wav" >/dev/null 2>&1
+    render_notes perf record -q -e cpu-clock:u -F 4000 -o "$work/perf.data"
     perf report -i "$work/perf.data" --no-children --sort symbol --stdio 2>/dev/null | python3 -c '
 import re, sys
 top = int(sys.argv[1])
