@@ -1215,7 +1215,8 @@ impl StringVoice {
     fn tick_output(&mut self, controls: BowingControls) -> f64 {
         self.applied = controls;
         let output = self.dc_blocker.process(self.decimator.output()) / self.impedance_kg_per_s * OUTPUT_SCALE;
-        if !output.is_finite() || output.abs() > 1e3 || (self.silence.at_window_end() && !self.is_sane()) {
+        // `!(|x| <= 1e3)` is true for NaN and the infinities too, in one comparison.
+        if !(output.abs() <= 1e3) || (self.silence.at_window_end() && !self.is_sane()) {
             // A diverged voice is silenced and freed; the host never sees the NaN.
             self.recoveries += 1;
             self.kill();

@@ -25,10 +25,29 @@ pub fn safety_limit(x: f64) -> f64 {
 /// full scale, is silence).
 #[inline]
 pub fn to_host_sample(x: f64) -> f32 {
-    if x.is_finite() && x.abs() >= 1e-30 {
+    // Two comparisons that NaN fails (`rosin_physics::friction::elementary::finite`).
+    if (1e-30..=f64::MAX).contains(&x.abs()) {
         x as f32
     } else {
         0.0
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What reaches the host: NaN, the infinities and anything below 1e-30 are silence;
+    /// the rest passes as f32 (after the safety limit, which keeps it within 4).
+    #[test]
+    fn the_host_gets_finite_normal_samples() {
+        for x in [f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1e-310, -1e-310, 9.9e-31, -9.9e-31] {
+            assert_eq!(to_host_sample(x).to_bits(), 0.0f32.to_bits(), "{x:e}");
+        }
+        for x in [1e-30, -1e-30, 0.5, -0.5, 1.0, SAFETY_CEILING, -SAFETY_CEILING] {
+            assert_eq!(to_host_sample(x), x as f32, "{x:e}");
+        }
+        assert!(to_host_sample(safety_limit(f64::MAX)).abs() <= SAFETY_CEILING as f32);
+    }
+}

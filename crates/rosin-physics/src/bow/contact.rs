@@ -22,6 +22,7 @@ use crate::friction::dupont_lanes::LANES;
 use crate::bow::hair::{BowHair, HairParams};
 use crate::friction::dahl::DahlFriction;
 use crate::friction::dupont::ElastoPlasticParams;
+use crate::friction::elementary::finite;
 use crate::friction::hyperbolic::{ContactState, ElasticStick, HyperbolicFriction, HyperbolicLaw, STICK_DAMPING_PER_MOBILITY};
 use crate::friction::newton::IterationStats;
 use crate::friction::refined::{BristleDamping, RefinedBristle, RefinedProblem};
@@ -274,13 +275,14 @@ impl FrictionContact {
     /// Whether any law can take `input` (see [`FrictionContact::solve`]).
     #[inline]
     fn usable(input: &ContactInput) -> bool {
+        // Each a comparison that NaN fails (see `elementary::finite`).
         input.normal_force_n >= MIN_NORMAL_FORCE_N
-            && input.normal_force_n.is_finite()
-            && input.free_velocity_mps.is_finite()
-            && input.coupling_s_per_kg.is_finite()
+            && input.normal_force_n <= f64::MAX
+            && finite(input.free_velocity_mps)
             && input.coupling_s_per_kg >= 0.0
-            && input.time_step_s.is_finite()
+            && input.coupling_s_per_kg <= f64::MAX
             && input.time_step_s > 0.0
+            && input.time_step_s <= f64::MAX
     }
 
     /// What [`FrictionContact::solve`] does with a law's answer `out`.
@@ -288,7 +290,7 @@ impl FrictionContact {
     fn settle(&mut self, input: &ContactInput, out: ContactOutput) -> ContactOutput {
         // A law that overflows on inputs at the edge of the representable (a mobility of
         // 1e300) answers as a lifted bow rather than hand the string an infinity.
-        if !(out.force_n.is_finite() && out.relative_velocity_mps.is_finite()) {
+        if !(finite(out.force_n) && finite(out.relative_velocity_mps)) {
             return self.lift(input.free_velocity_mps);
         }
         if self.model != FrictionModel::PassiveRefined {

@@ -11,6 +11,7 @@ use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::friction::dupont::{BristleRate, ElastoPlasticParams};
+use crate::friction::elementary::finite;
 use crate::friction::newton::{illinois, solve_2x2, IterationStats};
 
 /// The fallback's root finders stop at this fraction of their starting bracket (about 47
@@ -194,7 +195,7 @@ impl BowContact {
         let slope = 1.0 + coupling * force_per_dv;
         let dv = -(v_prev - input.free_velocity_mps + coupling * force_at_rest) / slope;
         let (v, z) = (v_prev + dv, z_prev + dz_at_rest + dz_per_dv * dv);
-        if slope > 0.0 && v.is_finite() && z.is_finite() {
+        if slope > 0.0 && finite(v) && finite(z) {
             return (v, z);
         }
         let z = z_prev + k * r_prev;
@@ -223,7 +224,7 @@ impl BowContact {
     #[inline]
     pub(crate) fn lift_if_unusable(&mut self, input: &ContactInput) -> Option<ContactOutput> {
         let fn_n = input.normal_force_n;
-        if fn_n >= MIN_NORMAL_FORCE_N && fn_n.is_finite() && input.free_velocity_mps.is_finite() {
+        if fn_n >= MIN_NORMAL_FORCE_N && fn_n <= f64::MAX && finite(input.free_velocity_mps) {
             return None;
         }
         Some(self.lift(if input.free_velocity_mps.is_finite() { input.free_velocity_mps } else { 0.0 }))

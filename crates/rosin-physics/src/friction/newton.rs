@@ -3,18 +3,20 @@
 //! finite-width bow (`MODELS.md` sections 1 and 2); and the bracketed scalar root finder
 //! the fallbacks use when Newton fails.
 
+use crate::friction::elementary::finite;
+
 /// Solves `[a11 a12; a21 a22] x = [b1; b2]` by Cramer's rule. Returns `None` when the matrix
 /// is singular to working precision, so callers can take their fallback.
 #[inline]
 pub fn solve_2x2(a11: f64, a12: f64, a21: f64, a22: f64, b1: f64, b2: f64) -> Option<(f64, f64)> {
     let det = a11 * a22 - a12 * a21;
     let scale = (a11.abs() + a12.abs()) * (a21.abs() + a22.abs());
-    if !det.is_finite() || det.abs() <= 1e-300 || det.abs() <= 1e-14 * scale {
+    if !finite(det) || det.abs() <= 1e-300 || det.abs() <= 1e-14 * scale {
         return None;
     }
     let x1 = (b1 * a22 - a12 * b2) / det;
     let x2 = (a11 * b2 - a21 * b1) / det;
-    (x1.is_finite() && x2.is_finite()).then_some((x1, x2))
+    (finite(x1) && finite(x2)).then_some((x1, x2))
 }
 
 /// How many Newton iterations each solve took, for the statistics the tests check.
