@@ -280,16 +280,16 @@ fn the_refined_law_plays_within_its_budget() {
 
 #[test]
 fn the_bows_newton_starts_near_its_answer() {
-    // `BowContact::warm_start` (issue 16): Newton starts where the law, taken as a plane
-    // through the last sample's answer, puts the sample's two equations, and stops at a step
-    // below 1e-3 m/s, which it takes (`accept_step`; `tests/bowing.rs` measures how near
-    // the root that leaves it), so that almost every sample is done in one pass, and a group
-    // of eight voices in the lanes, which steps until its slowest is done, mostly too. This
-    // phrase takes one pass in 95 % of its samples and four or more in none (mean 1.05).
-    // From the start before (the bristle carried on at its last rate) at the same
-    // tolerance, 26 % of a held G3's samples took one. At the tolerance of 1e-5 m/s, that
-    // start took two passes in 96 % (mean 2.03); at 1e-7, 66 % (mean 2.35); and from the
-    // last sample's point as it stood, 34 % (mean 2.71).
+    // `BowContact::warm_start` (issue 16): Newton starts from the bristle carried on at its
+    // last rate and the velocity the string reaches under the friction force there, and
+    // stops at a step below 1e-5 m/s, which it takes (`accept_step`), so that almost every
+    // sample takes one step and its check (two passes) and a group of eight voices in the
+    // lanes, which steps until its slowest is done, mostly stops there too. This phrase
+    // takes two passes in 96 % of its samples and four or more in 0.04 % (mean 2.03).
+    // Starting from the last sample's point as it stands, with the tolerance at 1e-7, it
+    // took two in 34 % and four or more in 5 % (mean 2.71); from this start with that
+    // tolerance, 66 % and 0.17 % (mean 2.35). `tests/bowing.rs` checks that the answers
+    // stay on the root.
     use common::listen::{chord, melody, two_octave_scale};
     let mut phrase = melody(&two_octave_scale(43)[..8], 0.3, 0.03, 0.8, 0.0, RATE);
     let keys: Vec<u8> = (48..=78).step_by(2).collect();
@@ -300,12 +300,10 @@ fn the_bows_newton_starts_near_its_answer() {
     let out = rosin_engine::render::render(&mut engine, &mut controls, &phrase.timeline, phrase.length as u64, 256);
     assert!(out.iter().all(|s| s.is_finite()));
     let stats = engine.newton_stats();
-    let (one, four) = (stats.fraction_within(1), 1.0 - stats.fraction_within(3));
-    let mean = stats.mean().unwrap_or(f64::INFINITY);
-    println!("{} solves: {:.1} % in one pass, {:.2} % in four or more, mean {:.3}, {} fallbacks", stats.solves(), 100.0 * one, 100.0 * four, mean, stats.fallbacks);
+    let (two, four) = (stats.fraction_within(2), 1.0 - stats.fraction_within(3));
+    println!("{} solves: {:.1} % in two passes, {:.2} % in four or more, mean {:.3}, {} fallbacks", stats.solves(), 100.0 * two, 100.0 * four, stats.mean().unwrap_or(0.0), stats.fallbacks);
     assert!(stats.solves() > 500_000);
-    assert!(one > 0.9, "{:.1} % of the samples in one pass", 100.0 * one);
+    assert!(two > 0.9, "{:.1} % of the samples in two passes", 100.0 * two);
     assert!(four < 0.002, "{:.2} % of the samples in four passes or more", 100.0 * four);
-    assert!(mean < 1.2, "{mean:.3} passes a sample");
     assert_eq!(stats.fallbacks, 0);
 }

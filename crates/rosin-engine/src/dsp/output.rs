@@ -33,7 +33,6 @@ pub fn to_host_sample(x: f64) -> f32 {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,21 +36,16 @@ pub const MAX_EVALUATIONS_PER_SAMPLE: usize = 1 + MAX_ITERATIONS * (MAX_STEP_HAL
 pub const MIN_NORMAL_FORCE_N: f64 = 1e-6;
 /// The Newton step tolerance on the relative velocity. Newton stops at a step below it and
 /// takes that step ([`accept_step`]), which leaves the answer second order in the step from
-/// the root. From [`BowContact::warm_start`] the first step is 2.6e-6 m/s at the median over
-/// a held G3, and 97 % of them are below 1e-3, so almost every sample is done in one pass;
-/// the answers lie within 2.3e-6 m/s and 3.8e-5 of the normal force of the root found to
-/// 1e-13 over held notes from C2 to F#6, half of them within 6e-13 (`tests/bowing.rs`),
-/// where the law's own noise moves the force by up to 2e-2 of the normal force every
-/// sample. At 1e-5, the tolerance before, with the start before, 96 % of the samples took
-/// two passes (one step, then its check) and the answers lay within 2.4e-10 m/s; at 1e-7,
-/// 66 % took two and a group of eight voices in the lanes nearly always a third. The
-/// tolerance of 1e-3 with this start takes 1.05 passes a sample (`tests/friction_models.rs`),
-/// 7 % fewer instructions than 1e-5 for the sixty-four voices' engines and 10 % for a lone
-/// G3, and the sixty-four run about 10 % faster.
-pub const VELOCITY_TOLERANCE_MPS: f64 = 1e-3;
+/// the root: over held notes from C2 to F#6 within 2.4e-10 m/s of the root found to 1e-13
+/// (`tests/bowing.rs`), where accepting the point before the step left it up to the
+/// tolerance away. At 1e-7, the tolerance before, 66 % of the samples took two passes (one
+/// step, then its check) and a group of eight voices in the lanes nearly always a third;
+/// at 1e-5, 96 % take two (`tests/friction_models.rs`), for 4 % fewer instructions and 8 %
+/// less time with sixteen voices.
+pub const VELOCITY_TOLERANCE_MPS: f64 = 1e-5;
 /// The Newton step tolerance on the bristle deflection, relative to `fS / s0` (see
 /// [`VELOCITY_TOLERANCE_MPS`]).
-pub const DEFLECTION_TOLERANCE: f64 = 1e-3;
+pub const DEFLECTION_TOLERANCE: f64 = 1e-5;
 /// The iteration cap; past it the fallback is taken.
 pub const MAX_ITERATIONS: usize = 50;
 /// How many times a Newton step may be halved to lower the residual. A sample's Newton
@@ -61,21 +56,17 @@ pub const MAX_STEP_HALVINGS: usize = 4;
 /// evaluation of the law: the point `(v - dv, z - dz)` and the bristle rate there by the
 /// law's partials at `(v, z)`, `r - (dr/dv dv + dr/dz dz)`. That point and rate meet the
 /// trapezoid rule (`g2`) exactly in Newton's linear model, and the law to second order in
-/// the step (see [`VELOCITY_TOLERANCE_MPS`]; at a step tolerance of 1e-5 m/s within
-/// 2.4e-10 m/s of the root, at 1e-7 within 4.5e-14: `tests/bowing.rs`), where `(v, z)`
-/// itself is off by up to the step. Accepting `(v, z)` as it stood, with the tolerance at
-/// 1e-7 m/s, the answers sat as far from the root as the start let them: a start a step
-/// away from it ended one step short, and the friction drum's irregular bowed note
-/// (`tests/drum_physics.rs`) settled 2.6 dB quieter than with a tolerance a thousand times
-/// tighter.
+/// the step (within 2.4e-10 m/s of the root at the step tolerance of 1e-5 m/s, 4.5e-14 at
+/// 1e-7: `tests/bowing.rs`), where `(v, z)` itself is off by up to the step. Accepting
+/// `(v, z)` as it stood, with the tolerance at 1e-7 m/s, the
+/// answers sat as far from the root as the start let them: a start a step away from it,
+/// as [`BowContact::warm_start`] gives, ends one step short, and the friction drum's
+/// irregular bowed note (`tests/drum_physics.rs`) settled 2.6 dB quieter than with a
+/// tolerance a thousand times tighter.
 #[inline(always)]
 pub(crate) fn accept_step(v: f64, z: f64, dv: f64, dz: f64, r: &BristleRate) -> (f64, f64, f64) {
     (v - dv, z - dz, r.rate_mps - (r.d_rate_d_velocity * dv + r.d_rate_d_deflection * dz))
 }
-
-/// The law's partial derivatives of the rate in its elastic zone (the rate is the
-/// velocity): where a bristle at rest starts.
-const ELASTIC_SLOPES: (f64, f64) = (1.0, 0.0);
 
 /// One sample's contact problem.
 #[derive(Clone, Copy, Debug)]
@@ -105,11 +96,6 @@ pub struct BowContact {
     deflection_m: f64,
     rate_mps: f64,
     velocity_mps: f64,
-    /// The law's partial derivatives of the rate at the last sample's answer, by the
-    /// velocity (dimensionless) and by the deflection (1/s): [`BowContact::warm_start`]
-    /// predicts the next answer along them.
-    rate_slope_velocity: f64,
-    rate_slope_deflection_per_s: f64,
     rng: Xoshiro256PlusPlus,
     pub stats: IterationStats,
 }
@@ -121,8 +107,6 @@ impl BowContact {
             deflection_m: 0.0,
             rate_mps: 0.0,
             velocity_mps: 0.0,
-            rate_slope_velocity: 1.0,
-            rate_slope_deflection_per_s: 0.0,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             stats: IterationStats::default(),
         }
@@ -133,7 +117,6 @@ impl BowContact {
         self.deflection_m = 0.0;
         self.rate_mps = 0.0;
         self.velocity_mps = 0.0;
-        (self.rate_slope_velocity, self.rate_slope_deflection_per_s) = ELASTIC_SLOPES;
         self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     }
 
@@ -160,47 +143,26 @@ impl BowContact {
         self.velocity_mps
     }
 
-    /// Where Newton starts this sample, `(v, z)`: the answer of the sample's two equations
-    /// with the law taken as a plane through the last sample's answer, tilted by the
-    /// partial derivatives it had there, `r = r_prev + a (v - v_prev) + b (z - z_prev)`.
-    /// With that law both equations are linear: the trapezoid rule gives the deflection's
-    /// change from the velocity's, `dz = (a dv + 2 r_prev) / (2/k - b)`, and the string's
-    /// equation then gives `dv`. Where the law is a plane (the elastic zone, where `a = 1`
-    /// and `b = 0`) this start is the root itself; elsewhere it is off by the law's
-    /// curvature over one sample's change.
+    /// Where Newton starts this sample, `(v, z)`: the bristle carried on at its last rate,
+    /// `z = z_prev + k r_prev`, and the velocity the string would reach if the force were
+    /// the friction force there with the last velocity and rate and this sample's `noise`,
+    /// `v = v_free - coupling f(v_prev, z, r_prev)`.
     ///
-    /// The start before this one carried the bristle on at its last rate,
-    /// `z = z_prev + k r_prev` (the deflection this start gives with `a = b = 0`), and put
-    /// the velocity where the force there left the string. Newton's first step from it was
-    /// 1.5e-3 m/s at the median over a held G3; from this start it is 2.6e-6 m/s, and 97 % of
-    /// the steps are below [`VELOCITY_TOLERANCE_MPS`], so almost every sample is done in one
-    /// pass (`tests/friction_models.rs`), where from the older start 26 % were. Where
-    /// this start is not finite, or the string's equation along the plane has no positive
-    /// slope (a law falling faster with the velocity than the string's mobility allows),
-    /// Newton starts from that older one.
+    /// From the last sample's `(v, z)` as it stood, two thirds of the samples took three
+    /// passes or more and 5 % four or more (a legato scale and sixteen held voices at the
+    /// defaults, `tests/friction_models.rs`, at the step tolerance of 1e-7 then); from here
+    /// 66 % took two (one step, then its check) and 0.17 % four or more at that tolerance,
+    /// and at today's [`VELOCITY_TOLERANCE_MPS`] 96 % take two and 0.04 % four or more, so
+    /// that a group of eight voices in the lanes, which steps until its slowest is done,
+    /// mostly stops after two. Both starts land on the same root (within 6e-14 m/s at the
+    /// tolerance of 1e-7, solved side by side over held notes from C2 to F#6 and the
+    /// drum's), since Newton takes its last step (`accept_step`).
     #[inline(always)]
     pub(crate) fn warm_start(&self, input: &ContactInput, noise: f64) -> (f64, f64) {
         let p = &self.friction;
-        let (k, coupling) = (input.time_step_s, input.coupling_s_per_kg);
-        let (v_prev, z_prev, r_prev) = (self.velocity_mps, self.deflection_m, self.rate_mps);
-        let two_over_k = 2.0 / k;
-        let across = two_over_k - self.rate_slope_deflection_per_s;
-        // dz = dz_per_dv dv + dz_at_rest.
-        let dz_per_dv = self.rate_slope_velocity / across;
-        let dz_at_rest = 2.0 * r_prev / across;
-        // The string's equation, v - v_free + coupling f = 0, along the plane: f at dv = 0 and
-        // its change per dv, the rate being the trapezoid rule's, (2/k) dz - r_prev.
-        let force_at_rest = p.force_n(input.normal_force_n, v_prev, z_prev + dz_at_rest, two_over_k * dz_at_rest - r_prev, noise);
-        let force_per_dv = (p.bristle_stiffness_n_per_m + p.bristle_damping_kg_per_s * two_over_k) * dz_per_dv + p.viscous_damping_kg_per_s;
-        let slope = 1.0 + coupling * force_per_dv;
-        let dv = -(v_prev - input.free_velocity_mps + coupling * force_at_rest) / slope;
-        let (v, z) = (v_prev + dv, z_prev + dz_at_rest + dz_per_dv * dv);
-        if slope > 0.0 && finite(v) && finite(z) {
-            return (v, z);
-        }
-        let z = z_prev + k * r_prev;
-        let f = p.force_n(input.normal_force_n, v_prev, z, r_prev, noise);
-        (input.free_velocity_mps - coupling * f, z)
+        let z = self.deflection_m + input.time_step_s * self.rate_mps;
+        let f = p.force_n(input.normal_force_n, self.velocity_mps, z, self.rate_mps, noise);
+        (input.free_velocity_mps - input.coupling_s_per_kg * f, z)
     }
 
     /// Uniform noise in [-1, 1], the next of this contact's sequence.
@@ -215,7 +177,6 @@ impl BowContact {
         self.deflection_m = 0.0;
         self.rate_mps = 0.0;
         self.velocity_mps = free_velocity_mps;
-        (self.rate_slope_velocity, self.rate_slope_deflection_per_s) = ELASTIC_SLOPES;
         ContactOutput { force_n: 0.0, relative_velocity_mps: free_velocity_mps, deflection_m: 0.0, iterations: 0, converged: true }
     }
 
@@ -286,7 +247,6 @@ impl BowContact {
         // before, and the residual at the point it reaches is the next pass's.
         let (mut v, mut z) = self.warm_start(input, noise);
         let mut accepted = None;
-        let mut slopes = ELASTIC_SLOPES;
         let mut iterations = 0;
         let (mut g1, mut g2, mut r) = residuals(v, z);
         while iterations < MAX_ITERATIONS {
@@ -302,7 +262,6 @@ impl BowContact {
                 let rate;
                 (v, z, rate) = accept_step(v, z, dv, dz, &r);
                 accepted = Some((rate, p.force_n(fn_n, v, z, rate, noise)));
-                slopes = (r.d_rate_d_velocity, r.d_rate_d_deflection);
                 break;
             }
             let merit = |g1: f64, g2: f64| (g1 / (j11 * velocity_tolerance_mps)).powi(2) + (g2 / (j22 * z_tol)).powi(2);
@@ -331,16 +290,15 @@ impl BowContact {
             }
         }
 
-        self.finish(input, noise, v, z, accepted, slopes, iterations, evaluations.get())
+        self.finish(input, noise, v, z, accepted, iterations, evaluations.get())
     }
 
     /// Ends a sample's solve where Newton left it at `(v, z)` after `iterations` passes and
-    /// `evaluations` of the law: with the rate and force it `accepted` there and the law's
-    /// partial derivatives it stepped along (`slopes`, kept for the next start), or else
-    /// from the fallback. Records the statistics and commits the bristle's state. Shared by
+    /// `evaluations` of the law: with the rate and force it `accepted` there, or else from
+    /// the fallback. Records the statistics and commits the bristle's state. Shared by
     /// [`BowContact::solve`] and the lanes' solve (`dupont_lanes`).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn finish(&mut self, input: &ContactInput, noise: f64, mut v: f64, mut z: f64, accepted: Option<(f64, f64)>, mut slopes: (f64, f64), iterations: usize, evaluations: usize) -> ContactOutput {
+    pub(crate) fn finish(&mut self, input: &ContactInput, noise: f64, mut v: f64, mut z: f64, accepted: Option<(f64, f64)>, iterations: usize, evaluations: usize) -> ContactOutput {
         let converged = accepted.is_some();
         let evaluations = std::cell::Cell::new(evaluations);
         let (rate, force) = match accepted {
@@ -351,11 +309,9 @@ impl BowContact {
                 evaluations.set(evaluations.get() + 1);
                 let p = self.friction;
                 let r = p.bristle_rate(input.normal_force_n, v, z);
-                slopes = (r.d_rate_d_velocity, r.d_rate_d_deflection);
                 (r.rate_mps, p.force_n(input.normal_force_n, v, z, r.rate_mps, noise))
             }
         };
-        (self.rate_slope_velocity, self.rate_slope_deflection_per_s) = slopes;
         self.stats.record(iterations);
         self.stats.max_evaluations = self.stats.max_evaluations.max(evaluations.get());
         self.velocity_mps = v;
@@ -453,46 +409,6 @@ mod tests {
             }
         }
         assert!(compared > 150, "only {compared} cases converged");
-    }
-
-    /// Where the law is a plane, the start is the root: a bristle held within its elastic
-    /// zone (the rate is the velocity) starts each sample on the answer that Newton solved to
-    /// 1e-13 finds, and is done in one pass. Where the law bends (a bristle sliding past its
-    /// break-away deflection), the start is off by the law's curvature over a sample, far
-    /// nearer than the bristle carried on at its last rate.
-    #[test]
-    fn the_start_lies_on_the_plane_through_the_last_answer() {
-        let friction = ElastoPlasticParams { noise_per_normal_force: 0.0, ..ElastoPlasticParams::default() };
-        let problem = |free_velocity_mps: f64, coupling_s_per_kg: f64| ContactInput { free_velocity_mps, coupling_s_per_kg, normal_force_n: 2.0, time_step_s: 1.0 / 48_000.0 };
-        // Elastic: a slow free velocity that turns about, so the bristle stays below z_ba.
-        let mut contact = BowContact::new(friction, 1);
-        for n in 0..400 {
-            let input = problem(1e-3 * (n as f64 * 0.05).sin(), 0.5);
-            let start = contact.warm_start(&input, 0.0);
-            let root = contact.clone().solve_to(&input, 1e-13, 1e-13);
-            let out = contact.solve(&input);
-            assert!(contact.deflection_m().abs() <= friction.break_away_deflection_m(2.0), "sample {n}: the bristle left its elastic zone");
-            assert!((start.0 - root.relative_velocity_mps).abs() < 1e-15, "sample {n}: started {:e} m/s from the root", start.0 - root.relative_velocity_mps);
-            assert!((start.1 - root.deflection_m).abs() < 1e-18, "sample {n}: started {:e} m from the root", start.1 - root.deflection_m);
-            assert_eq!(out.iterations, 1, "sample {n}");
-        }
-        // Sliding (a mobility too small for the friction force to hold the string): the start
-        // is within a hundredth of the older start's distance (measured 3.4e-3 at worst).
-        let mut contact = BowContact::new(friction, 2);
-        let mut worst_ratio: f64 = 0.0;
-        for n in 0..400 {
-            let input = problem(-0.2 - 0.05 * (n as f64 * 0.01).sin(), 0.05);
-            let root = contact.clone().solve_to(&input, 1e-13, 1e-13);
-            if n >= 100 {
-                let start = contact.warm_start(&input, 0.0);
-                let z = contact.deflection_m + input.time_step_s * contact.rate_mps;
-                let older = input.free_velocity_mps - input.coupling_s_per_kg * friction.force_n(2.0, contact.velocity_mps, z, contact.rate_mps, 0.0);
-                worst_ratio = worst_ratio.max((start.0 - root.relative_velocity_mps).abs() / (older - root.relative_velocity_mps).abs());
-            }
-            contact.solve(&input);
-        }
-        assert!(contact.friction.bristle_rate(2.0, contact.velocity_mps, contact.deflection_m).adhesion > 0.0, "the bristle should slide");
-        assert!(worst_ratio < 1e-2, "the start was {worst_ratio:e} of the older start's distance from the root");
     }
 
     /// The worst inputs that can be built: forces from nothing to 1 kN, string velocities to

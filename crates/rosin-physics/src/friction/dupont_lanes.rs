@@ -81,9 +81,6 @@ struct Outcome {
     /// The rate and force of an accepted point.
     rate_mps: Lanes,
     force_n: Lanes,
-    /// The law's partial derivatives that an accepted point was stepped along.
-    rate_slope_velocity: Lanes,
-    rate_slope_deflection_per_s: Lanes,
     accepted: [bool; LANES],
     iterations: [usize; LANES],
     evaluations: [usize; LANES],
@@ -142,8 +139,7 @@ fn solve_in_lanes(contacts: &mut [Option<&mut BowContact>; LANES], inputs: &[Con
             for l in 0..LANES {
                 if let (true, Some(contact)) = (active[l], contacts[l].as_deref_mut()) {
                     let accepted = found.accepted[l].then_some((found.rate_mps[l], found.force_n[l]));
-                    let slopes = (found.rate_slope_velocity[l], found.rate_slope_deflection_per_s[l]);
-                    outputs[l] = contact.finish(&inputs[l], problems.noise[l], found.velocity_mps[l], found.deflection_m[l], accepted, slopes, found.iterations[l], found.evaluations[l]);
+                    outputs[l] = contact.finish(&inputs[l], problems.noise[l], found.velocity_mps[l], found.deflection_m[l], accepted, found.iterations[l], found.evaluations[l]);
                 }
             }
         }
@@ -757,10 +753,6 @@ pub(crate) mod avx2 {
             deflection_m: store(z),
             rate_mps: store(accepted_rate),
             force_n: store(accepted_force),
-            // A lane stops being evaluated once it accepts, so its partials are still those
-            // it stepped along.
-            rate_slope_velocity: store(e.d_velocity),
-            rate_slope_deflection_per_s: store(e.d_deflection),
             accepted: std::array::from_fn(|l| accepted_bits & (1 << l) != 0),
             iterations,
             evaluations,

@@ -16,8 +16,8 @@ use std::f64::consts::{FRAC_PI_2, LOG2_E};
 /// the same test, but LLVM merges it with the other tests of the same number beside it
 /// (`x >= 0.0 && x.is_finite()`) into a classification of its bits, about twenty integer
 /// instructions each on x86-64, where this is an `and` and a compare: the contacts' checks
-/// of their inputs and answers cost sixteen voices about 30 instructions a voice-sample
-/// that way (`docs/performance.md`).
+/// of their inputs and answers cost sixteen voices about 40 instructions a voice-sample
+/// that way (`docs/performance.md`, *Finite tests as comparisons*).
 #[inline(always)]
 pub fn finite(x: f64) -> bool {
     x.abs() <= f64::MAX
