@@ -6,11 +6,13 @@
 //! peaks below full scale.
 //!
 //! The normal suite plays a cross-section of the matrix; `ROSIN_PHRASES=full` plays all of
-//! it (9 instruments x 3 modes x 3 velocities x 2 mod-wheel settings).
+//! it (9 instruments x 3 modes x 3 velocities x 2 mod-wheel settings). `ROSIN_PHRASES_TAKES=N`
+//! plays the legato scales as N takes, each note's bow noise drawn anew in each
+//! (`Engine::set_take`; take 0 alone unless set).
 
 mod common;
 
-use common::listen::{listen, melody, octave_over_fundamental_db, render_phrase, two_octave_scale, PhraseReport};
+use common::listen::{listen, melody, octave_over_fundamental_db, render_phrase, render_phrase_take, two_octave_scale, PhraseReport};
 use rosin_engine::controls::{Controls, PlayMode};
 use rosin_engine::presets::PRESETS;
 use rosin_physics::string::string_set::string_set;
@@ -38,6 +40,12 @@ fn full_matrix() -> bool {
     std::env::var("ROSIN_PHRASES").is_ok_and(|v| v == "full")
 }
 
+/// How many takes of the legato scales to play (`ROSIN_PHRASES_TAKES`, 1 to 64; 1 unless
+/// set): take 0, the default take, then takes 1, 2, ... with the bow noise drawn anew.
+fn takes() -> u64 {
+    std::env::var("ROSIN_PHRASES_TAKES").ok().and_then(|v| v.parse::<u64>().ok()).filter(|n| (1..=64).contains(n)).unwrap_or(1)
+}
+
 /// The rate the legato scales are played at: [`RATE_HZ`], or `ROSIN_PHRASES_RATE` (Hz), to
 /// hear them as a host at another rate would. Their bounds are met at 48 kHz; at 44.1 and
 /// 96 kHz a few notes are not yet (`docs/physics.md`, *At other rates*).
@@ -58,7 +66,7 @@ fn mode_name(mode: PlayMode) -> &'static str {
 const DAW_LEGATO_S: f64 = 0.0;
 const OVERLAP_S: f64 = 0.005;
 
-fn scale_report(name: &str, controls: &Controls, mode: PlayMode, velocity: f64, mod_wheel: f64, overlap_s: f64) -> PhraseReport {
+fn scale_report(name: &str, controls: &Controls, mode: PlayMode, velocity: f64, mod_wheel: f64, overlap_s: f64, take: u64) -> PhraseReport {
     let mut controls = *controls;
     let rate_hz = scale_rate_hz();
     controls.play_mode = mode as u8 as f64;
@@ -69,8 +77,9 @@ fn scale_report(name: &str, controls: &Controls, mode: PlayMode, velocity: f64, 
     let note_s = (settle_s + 0.35).max(0.6);
     let mut phrase = melody(&two_octave_scale(lowest), note_s, overlap_s, velocity, mod_wheel, rate_hz);
     phrase.notes.iter_mut().for_each(|n| n.settle_s = settle_s);
-    let out = render_phrase(&phrase, &controls, rate_hz);
-    write_wav(&format!("{name} {} {:.0} {:.0} {}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0, if overlap_s > 0.0 { "overlapping" } else { "daw" }), &out, rate_hz);
+    let out = render_phrase_take(&phrase, &controls, rate_hz, take);
+    let take_name = if take > 0 { format!(" take {take}") } else { String::new() };
+    write_wav(&format!("{name} {} {:.0} {:.0} {}{take_name}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0, if overlap_s > 0.0 { "overlapping" } else { "daw" }), &out, rate_hz);
     if std::env::var("ROSIN_PHRASES_WAV").is_ok() {
         for (i, n) in phrase.notes.iter().enumerate().skip(1) {
             println!("  change {i} at {:.3} s", n.start as f64 / rate_hz);
@@ -79,9 +88,10 @@ fn scale_report(name: &str, controls: &Controls, mode: PlayMode, velocity: f64, 
     listen(&out, rate_hz, &phrase.notes)
 }
 
-fn print(name: &str, mode: PlayMode, velocity: f64, mod_wheel: f64, overlap_s: f64, report: &PhraseReport) {
+fn print(name: &str, mode: PlayMode, velocity: f64, mod_wheel: f64, overlap_s: f64, take: u64, report: &PhraseReport) {
     let order = if overlap_s > 0.0 { "overlapping" } else { "DAW order" };
-    println!("{name} / {} / velocity {:.0} / mod wheel {:.0} / {order}: peak {:+.1} dBFS", mode_name(mode), velocity * 127.0, mod_wheel * 127.0, report.peak_dbfs);
+    let take = if take > 0 { format!(" / take {take}") } else { String::new() };
+    println!("{name} / {} / velocity {:.0} / mod wheel {:.0} / {order}{take}: peak {:+.1} dBFS", mode_name(mode), velocity * 127.0, mod_wheel * 127.0, report.peak_dbfs);
     for (i, n) in report.notes.iter().enumerate() {
         let change = i.checked_sub(1).map(|c| format!("{:+6.1} dB", report.changes[c].burst_db)).unwrap_or_else(|| "     -   ".into());
         println!("  key {:5.1}  periodicity {:.3}  {:+7.2} cents  rms {:6.1} dB  burst at change {change}", n.key, n.periodicity, n.cents, n.rms_db);
@@ -101,24 +111,43 @@ fn legato_scales() {
     println!("legato scales at {} Hz", scale_rate_hz());
     // ROSIN_PHRASES_ONLY=Cello plays only the instruments whose name contains it.
     let only = std::env::var("ROSIN_PHRASES_ONLY").unwrap_or_default();
+    // Per instrument: the takes in which a note is off (periodicity, pitch) or a change
+    // bursts, by issue 14's bounds below.
+    let mut census: Vec<(&str, Vec<u64>)> = Vec::new();
     for (name, controls) in string_instruments().into_iter().filter(|(n, _)| n.contains(only.as_str())) {
-        for mode in modes {
-            for &(velocity, mod_wheel, overlap_s) in &cases {
-                let report = scale_report(name, &controls, mode, velocity, mod_wheel, overlap_s);
-                print(name, mode, velocity, mod_wheel, overlap_s, &report);
-                for n in &report.notes {
-                    worst.0 = worst.0.min(n.periodicity);
-                    worst.1 = worst.1.max(n.cents.abs());
-                }
-                for c in &report.changes {
-                    worst.2 = worst.2.max(c.burst_db);
-                }
-                let levels: Vec<(f64, f64)> = report.notes.iter().map(|n| (n.key, n.rms_db)).collect();
-                let deviation = common::listen::straight_line_deviation(&levels);
-                if deviation > worst_levels.0 {
-                    worst_levels = (deviation, format!("{name} / {} / velocity {:.0} / mod wheel {:.0}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0));
+        let mut off_takes = Vec::new();
+        for take in 0..takes() {
+            let mut off = false;
+            for mode in modes {
+                for &(velocity, mod_wheel, overlap_s) in &cases {
+                    let report = scale_report(name, &controls, mode, velocity, mod_wheel, overlap_s, take);
+                    print(name, mode, velocity, mod_wheel, overlap_s, take, &report);
+                    for n in &report.notes {
+                        worst.0 = worst.0.min(n.periodicity);
+                        worst.1 = worst.1.max(n.cents.abs());
+                        off |= n.periodicity < MIN_LEGATO_PERIODICITY || n.cents.abs() > MAX_LEGATO_CENTS;
+                    }
+                    for c in &report.changes {
+                        worst.2 = worst.2.max(c.burst_db);
+                        off |= c.burst_db > MAX_CHANGE_BURST_DB;
+                    }
+                    let levels: Vec<(f64, f64)> = report.notes.iter().map(|n| (n.key, n.rms_db)).collect();
+                    let deviation = common::listen::straight_line_deviation(&levels);
+                    if deviation > worst_levels.0 {
+                        worst_levels = (deviation, format!("{name} / {} / velocity {:.0} / mod wheel {:.0}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0));
+                    }
                 }
             }
+            if off {
+                off_takes.push(take);
+            }
+        }
+        census.push((name, off_takes));
+    }
+    if takes() > 1 {
+        println!("takes with a note or change out of bounds, of {}:", takes());
+        for (name, off_takes) in &census {
+            println!("  {name:<28} {} {off_takes:?}", off_takes.len());
         }
     }
     println!("worst periodicity {:.3}, worst pitch {:.2} cents, worst burst {:+.1} dB", worst.0, worst.1, worst.2);
@@ -136,7 +165,7 @@ fn legato_scales() {
     // so is its Schelleng upper bound; at 0.35 N its B4 still read 0.948 at 44.1 kHz); the
     // open strings ringing in sympathy at 50 % read as 0.89 to 0.93 on the violin's F#4
     // until the string presets set them at 25 %.
-    assert!(worst.0 >= 0.95, "a note's periodicity is {:.3}", worst.0);
+    assert!(worst.0 >= MIN_LEGATO_PERIODICITY, "a note's periodicity is {:.3}", worst.0);
     // In tune within issue 14's 5 cents over the full matrix (its worst: -4.36 cents, the
     // double bass's E1, the first note of its Four Strings scale at velocity 40 with
     // vibrato; -3.31 until a soft note pressed with at least 80 % of Bow Force, which
@@ -176,6 +205,9 @@ fn legato_scales() {
 
 /// The most a legato scale's note may stray from a straight line through its levels (dB).
 const MAX_SCALE_LEVEL_DEVIATION_DB: f64 = 6.5;
+
+/// The least periodicity a legato scale's note may have (issue 14's 0.95).
+const MIN_LEGATO_PERIODICITY: f64 = 0.95;
 
 /// The most a legato scale's note may be out of tune (cents).
 const MAX_LEGATO_CENTS: f64 = 5.0;

@@ -55,6 +55,39 @@ fn renders_a_midi_file_with_parameters() {
     std::fs::remove_file(out).ok();
 }
 
+/// `--take 1` plays the same note again with its bow noise drawn anew: another waveform,
+/// as loud; `--take 0` is the default take, to the bit.
+#[test]
+fn another_take_draws_the_bow_noise_anew() {
+    let track: &[u8] = &[0x00, 0x90, 55, 90, 0x60, 0x80, 55, 0, 0x00, 0xFF, 0x2F, 0x00];
+    let mut midi = b"MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60MTrk".to_vec();
+    midi.extend_from_slice(&(track.len() as u32).to_be_bytes());
+    midi.extend_from_slice(track);
+    let input = temp_path("take.mid");
+    std::fs::write(&input, midi).unwrap();
+    let render = |take: Option<&str>, name: &str| {
+        let out = temp_path(name);
+        let mut command = binary();
+        command.arg(&input).args(["--tail", "0.1", "-o"]).arg(&out);
+        if let Some(take) = take {
+            command.args(["--take", take]);
+        }
+        assert!(command.status().unwrap().success());
+        let (_, samples) = read_wav(&out);
+        std::fs::remove_file(out).ok();
+        samples
+    };
+    let default = render(None, "take-default.wav");
+    let zero = render(Some("0"), "take-0.wav");
+    let one = render(Some("1"), "take-1.wav");
+    assert_eq!(default, zero, "take 0 is the default take");
+    assert_ne!(default, one, "take 1 draws other noise");
+    let rms = |s: &[f32]| (s.iter().map(|&x| (x as f64).powi(2)).sum::<f64>() / s.len() as f64).sqrt();
+    let level_db = 20.0 * (rms(&one) / rms(&default)).log10();
+    assert!(level_db.abs() < 1.0, "take 1 is {level_db:+.2} dB from take 0");
+    std::fs::remove_file(input).ok();
+}
+
 #[test]
 fn bad_input_gets_a_clear_error() {
     for (args, message) in [
@@ -62,6 +95,7 @@ fn bad_input_gets_a_clear_error() {
         (vec!["--set", "no_such=1"], "unknown parameter"),
         (vec!["--sample-rate", "8000"], "outside 22050"),
         (vec!["--frobnicate"], "unknown option"),
+        (vec!["--take", "-1"], "not a whole number"),
     ] {
         let output = binary().args(&args).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "{args:?}");

@@ -82,7 +82,14 @@ pub fn chord(keys: &[u8], start_s: f64, held_s: f64, velocity: f64, sample_rate_
 
 /// Renders `phrase` with `controls` through a fresh engine at `sample_rate_hz`.
 pub fn render_phrase(phrase: &Phrase, controls: &Controls, sample_rate_hz: f64) -> Vec<f32> {
+    render_phrase_take(phrase, controls, sample_rate_hz, 0)
+}
+
+/// [`render_phrase`], as another take: every note's bow noise drawn anew
+/// (`Engine::set_take`; take 0 is the default).
+pub fn render_phrase_take(phrase: &Phrase, controls: &Controls, sample_rate_hz: f64, take: u64) -> Vec<f32> {
     let mut engine = Engine::new(sample_rate_hz);
+    engine.set_take(take);
     let mut controls = *controls;
     render(&mut engine, &mut controls, &phrase.timeline, phrase.length as u64, 256)
 }

@@ -89,6 +89,8 @@ pub struct DrumVoice {
     /// The note's own expressions (note expressions, poly modulation), cleared at note-on.
     pub expression: NoteExpression,
     pub age: u64,
+    /// The take whose bow noise this voice's notes draw ([`crate::voice::noise_seed`]).
+    pub(crate) take: u64,
     velocity: f64,
     /// Per quality: the grid's intervals and its (0,1) eigenvalue, computed once.
     grids: [(usize, f64); 3],
@@ -162,6 +164,7 @@ impl DrumVoice {
             note: NoteId { channel: 0, note: 60, voice_id: None },
             expression: NoteExpression::default(),
             age: 0,
+            take: 0,
             velocity: 1.0,
             grids,
             tube_intervals,
@@ -276,7 +279,7 @@ impl DrumVoice {
         self.expression = NoteExpression::default();
         let quality = quality_from(controls.drum_quality);
         let design = *self.drum.design();
-        self.drum.configure(design, self.grids[quality as usize].0, self.tube_intervals, self.sample_rate_hz, 0x2545_F491_4F6C_DD1D ^ age);
+        self.drum.configure(design, self.grids[quality as usize].0, self.tube_intervals, self.sample_rate_hz, crate::voice::noise_seed(0x2545_F491_4F6C_DD1D, age, self.take));
         // The drum is at rest: the moment a new friction law can take over.
         let model = FrictionModel::from_index(controls.drum_friction_model.round().max(0.0) as usize);
         if model != self.drum.bow.model() {

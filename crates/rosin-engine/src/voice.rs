@@ -222,6 +222,8 @@ pub struct StringVoice {
     pub expression: NoteExpression,
     /// Note-on order; the smallest is the oldest.
     pub age: u64,
+    /// The take whose bow noise this voice's notes draw ([`noise_seed`]).
+    pub(crate) take: u64,
     velocity: f64,
     force: LinearRamp,
     bow_velocity: LinearRamp,
@@ -307,6 +309,14 @@ pub struct StringVoice {
     heard_now: bool,
 }
 
+/// The seed of a note's bow noise: the voice kind's `base`, the note's `age` (its order
+/// since the engine started or was reset) and the `take` ([`crate::voices::Engine::set_take`]).
+/// Take 0 gives every earlier build's noise; another take draws it anew for every note,
+/// as another performance of the same phrase would.
+pub fn noise_seed(base: u64, age: u64, take: u64) -> u64 {
+    base ^ age ^ take.wrapping_mul(0xD1B5_4A32_D192_ED03)
+}
+
 /// The share of the played force a note's velocity (0 to 1) asks for: 60 % at 0 to 100 % at
 /// 1. The friction drum presses with it as it is (its keys were tuned with it); a string
 /// with [`velocity_force_share`].
@@ -366,6 +376,7 @@ impl StringVoice {
             note: NoteId { channel: 0, note: 69, voice_id: None },
             expression: NoteExpression::default(),
             age: 0,
+            take: 0,
             velocity: 1.0,
             force: ramp(c.bow_force_n),
             bow_velocity: ramp(c.bow_velocity_mps),
@@ -675,8 +686,9 @@ impl StringVoice {
         // string, never softer than the control says.
         let tension_ratio = design.impedance_kg_per_s * nominal_c / (NoteStringDesign::default().impedance_kg_per_s * REFERENCE_WAVE_SPEED_MPS);
         self.stiffness_scale = tension_ratio.max(1.0);
-        // The noise sequence depends only on the note's order, so a reset replays exactly.
-        self.bowed.configure(grid, material, 0x9E37_79B9_7F4A_7C15 ^ self.age);
+        // The noise sequence depends only on the note's order and the take, so a reset
+        // replays exactly.
+        self.bowed.configure(grid, material, noise_seed(0x9E37_79B9_7F4A_7C15, self.age, self.take));
         if self.bow_model == BowModel::Ribbon && !self.ribbon.configure(grid, material, self.ribbon_shape, self.bowed.bow.friction) {
             // Never for grids the voice designs; the point bow plays if it happens.
             self.bow_model = BowModel::Point;

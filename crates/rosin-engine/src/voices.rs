@@ -930,6 +930,15 @@ impl Engine {
         self.voices.iter().filter(|v| !v.is_free()).count() + self.drums.iter().filter(|v| !v.is_free()).count()
     }
 
+    /// Plays another take: every note from now on draws its bow noise anew
+    /// ([`crate::voice::noise_seed`]), as the same phrase played again would. Take 0, the
+    /// default, is the take every earlier build rendered; [`Engine::reset`] keeps the take.
+    /// For renders and tests that hear how much a phrase depends on the bow's noise.
+    pub fn set_take(&mut self, take: u64) {
+        self.voices.iter_mut().for_each(|v| v.take = take);
+        self.drums.iter_mut().for_each(|d| d.take = take);
+    }
+
     /// Solves the sounding voices' bow contacts eight at a time in vector lanes (`true`,
     /// the default) or each voice's alone. Both give the same output to the bit; the lanes
     /// are quicker where the CPU has AVX2. For tests and benchmarks.

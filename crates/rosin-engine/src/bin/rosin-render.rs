@@ -22,6 +22,8 @@ options:
   -r, --sample-rate HZ     sample rate, 22050 to 192000 (default: 48000)
   -b, --block-size N       host block size to simulate (default: 512)
       --tail SECONDS       render this long after the last event (default: 3)
+      --take N             another take: every note draws its bow noise anew
+                           (default: 0, the take every earlier build rendered)
   -p, --preset NAME        start from a factory preset, e.g. --preset Cello (give it
                            before any --set)
   -s, --set ID=VALUE       set a parameter, e.g. --set bow_force=4.5 (repeatable)
@@ -36,11 +38,12 @@ struct Options {
     sample_rate_hz: f64,
     block_size: usize,
     tail_s: f64,
+    take: u64,
     controls: Controls,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
-    let mut options = Options { input: None, gestures: None, output: None, sample_rate_hz: 48_000.0, block_size: 512, tail_s: 3.0, controls: Controls::default() };
+    let mut options = Options { input: None, gestures: None, output: None, sample_rate_hz: 48_000.0, block_size: 512, tail_s: 3.0, take: 0, controls: Controls::default() };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
@@ -81,6 +84,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "--tail" => {
                 let v = value(&arg)?;
                 options.tail_s = v.parse().ok().filter(|t: &f64| (0.0..=600.0).contains(t)).ok_or_else(|| format!("tail '{v}' is not a number of seconds from 0 to 600"))?;
+            }
+            "--take" => {
+                let v = value(&arg)?;
+                options.take = v.parse().map_err(|_| format!("take '{v}' is not a whole number from 0"))?;
             }
             "-s" | "--set" => {
                 let v = value(&arg)?;
@@ -123,6 +130,7 @@ fn run(options: Options) -> Result<(), String> {
         (None, None) => PathBuf::from("rosin-demo.wav"),
     });
     let mut engine = Engine::new(rate);
+    engine.set_take(options.take);
     let mut controls = options.controls;
     let samples = render::render(&mut engine, &mut controls, &timeline, length, options.block_size);
     let spec = hound::WavSpec { channels: 2, sample_rate: rate as u32, bits_per_sample: 32, sample_format: hound::SampleFormat::Float };
