@@ -111,8 +111,8 @@ fn legato_scales() {
     println!("legato scales at {} Hz", scale_rate_hz());
     // ROSIN_PHRASES_ONLY=Cello plays only the instruments whose name contains it.
     let only = std::env::var("ROSIN_PHRASES_ONLY").unwrap_or_default();
-    // Per instrument: the takes in which a note is off (periodicity, pitch) or a change
-    // bursts, by issue 14's bounds below.
+    // Per instrument: the takes in which a note is off (periodicity, pitch), a change
+    // bursts or a scale's levels stray, by issue 14's bounds below.
     let mut census: Vec<(&str, Vec<u64>)> = Vec::new();
     for (name, controls) in string_instruments().into_iter().filter(|(n, _)| n.contains(only.as_str())) {
         let mut off_takes = Vec::new();
@@ -133,8 +133,9 @@ fn legato_scales() {
                     }
                     let levels: Vec<(f64, f64)> = report.notes.iter().map(|n| (n.key, n.rms_db)).collect();
                     let deviation = common::listen::straight_line_deviation(&levels);
+                    off |= deviation > MAX_SCALE_LEVEL_DEVIATION_DB;
                     if deviation > worst_levels.0 {
-                        worst_levels = (deviation, format!("{name} / {} / velocity {:.0} / mod wheel {:.0}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0));
+                        worst_levels = (deviation, format!("{name} / {} / velocity {:.0} / mod wheel {:.0} / take {take}", mode_name(mode), velocity * 127.0, mod_wheel * 127.0));
                     }
                 }
             }
@@ -145,7 +146,7 @@ fn legato_scales() {
         census.push((name, off_takes));
     }
     if takes() > 1 {
-        println!("takes with a note or change out of bounds, of {}:", takes());
+        println!("takes with a note, change or scale out of bounds, of {}:", takes());
         for (name, off_takes) in &census {
             println!("  {name:<28} {} {off_takes:?}", off_takes.len());
         }
