@@ -64,6 +64,7 @@ const CONTRACT_IDS: &[&str] = &[
     "bow_torsion",
     "string_weight",
     "drum_radiation",
+    "vibrato_delay",
 ];
 
 fn library() -> ClapLibrary {

@@ -164,6 +164,65 @@ fn the_mod_wheel_gives_vibrato_of_the_set_depth_and_rate() {
     assert!((period_s - 0.2).abs() < 0.002, "vibrato period {period_s:.4} s");
 }
 
+/// With *Vibrato Delay*, a new note's vibrato waits that long, grows in over as long again,
+/// then swings its full depth; a legato note in Mono Legato keeps the vibrato it has. At 0
+/// (the default) the vibrato is there from note-on, as above.
+#[test]
+fn a_new_notes_vibrato_waits_for_vibrato_delay_then_grows_in() {
+    let c = Controls { vibrato_depth_cents: 40.0, vibrato_rate_hz: 5.0, vibrato_delay_ms: 150.0, play_mode: PlayMode::MonoLegato as u8 as f64, ..Controls::default() };
+    let mut engine = engine_with(c);
+    engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 1, value: 1.0 });
+    on(&mut engine, 0, 69, None);
+    let mut sample = [0.0f32];
+    let mut swing = |engine: &mut Engine, seconds: f64| {
+        let mut offsets = Vec::new();
+        for _ in 0..(seconds * RATE) as usize {
+            engine.render(&mut sample);
+            offsets.push(engine.voices()[0].sounding_key() - engine.voices()[0].target_key());
+        }
+        offsets.iter().fold(0.0f64, |m, &o| m.max(o.abs()))
+    };
+    // The control ramp and the bend smoothing take a few ms; the delay is 150 ms.
+    let waiting = swing(&mut engine, 0.14);
+    // From 0.14 to 0.24 s the vibrato has grown to at most 0.6 of its depth.
+    let growing = swing(&mut engine, 0.1);
+    swing(&mut engine, 0.06);
+    let full = swing(&mut engine, 0.4);
+    assert!(waiting < 0.005, "the vibrato swung {waiting:.3} st while it waited");
+    assert!(growing > 0.02 && growing < 0.25, "growing in, the vibrato swung {growing:.3} st");
+    assert!((full - 0.4).abs() < 0.02, "then it swung {full:.3} st");
+    // A legato note: the same voice goes on, with its vibrato.
+    on(&mut engine, 0, 71, None);
+    off(&mut engine, 0, 69);
+    let legato = swing(&mut engine, 0.2);
+    assert!(legato > 0.3, "the legato note's vibrato swung {legato:.3} st");
+}
+
+/// In Four Strings a string keeps sounding between notes: each new attack on it (the bow
+/// put down again) waits *Vibrato Delay* once more.
+#[test]
+fn in_four_strings_every_attack_waits_for_vibrato_delay() {
+    let c = Controls { vibrato_depth_cents: 40.0, vibrato_rate_hz: 5.0, vibrato_delay_ms: 150.0, ..four_strings(1.0) };
+    let mut engine = engine_with(c);
+    engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 1, value: 1.0 });
+    let mut sample = [0.0f32];
+    // The A string (index 2) plays B4, once and again after a rest.
+    for attack in 0..2 {
+        on(&mut engine, 0, 71, None);
+        let mut offsets = Vec::new();
+        for _ in 0..(0.5 * RATE) as usize {
+            engine.render(&mut sample);
+            let v = &engine.voices()[2];
+            offsets.push(v.sounding_key() - v.target_key());
+        }
+        let swing = |from_s: f64, to_s: f64| offsets[(from_s * RATE) as usize..(to_s * RATE) as usize].iter().fold(0.0f64, |m, &o| m.max(o.abs()));
+        assert!(swing(0.02, 0.14) < 0.005, "attack {attack}: the vibrato swung {:.3} st while it waited", swing(0.02, 0.14));
+        assert!((swing(0.3, 0.5) - 0.4).abs() < 0.02, "attack {attack}: then it swung {:.3} st", swing(0.3, 0.5));
+        off(&mut engine, 0, 71);
+        engine.render(&mut vec![0.0; (0.3 * RATE) as usize]);
+    }
+}
+
 #[test]
 fn the_sustain_pedal_holds_released_notes_until_it_lifts() {
     let mut engine = engine_with(Controls::default());

@@ -119,6 +119,8 @@ pub struct RosinParams {
     pub string_weight: FloatParam,
     #[id = "drum_radiation"]
     pub drum_radiation: FloatParam,
+    #[id = "vibrato_delay"]
+    pub vibrato_delay: FloatParam,
 }
 
 /// Starting values that replace the specs' defaults for this process: set once by
@@ -248,6 +250,7 @@ impl Default for RosinParams {
             bow_torsion: choice(&controls::BOW_TORSION),
             string_weight: param(&controls::STRING_WEIGHT),
             drum_radiation: param(&controls::DRUM_RADIATION),
+            vibrato_delay: param(&controls::VIBRATO_DELAY),
         }
     }
 }
@@ -302,6 +305,7 @@ impl RosinParams {
             "bow_torsion" => Int(&self.bow_torsion),
             "string_weight" => Float(&self.string_weight),
             "drum_radiation" => Float(&self.drum_radiation),
+            "vibrato_delay" => Float(&self.vibrato_delay),
             _ => return None,
         })
     }

@@ -120,6 +120,9 @@ spec!(STRING_WEIGHT, "string_weight", "String Weight", " %", 0.0, 100.0, 0.0, Li
 // Where the drum is heard from (see `drum_voice`): 0 the tube's open end, as onofrei2021
 // outputs it (and as every project saved before this control played), 100 the membrane.
 spec!(DRUM_RADIATION, "drum_radiation", "Drum Radiation", " %", 0.0, 100.0, 0.0, Linear);
+// How long a note's vibrato waits before it grows in (as long again): 0, the default, is the
+// vibrato at once, as every state saved before the control existed plays.
+spec!(VIBRATO_DELAY, "vibrato_delay", "Vibrato Delay", " ms", 0.0, 1000.0, 0.0, Linear);
 spec!(DRUM_FRICTION_MODEL, "drum_friction_model", "Drum Friction Model", choices &["Dupont Elasto-Plastic (2019)", "Passive Refined (2025)", "Hyperbolic (1999)", "Dahl (1999)"], 0.0);
 
 /// Every control, in display order.
@@ -171,6 +174,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("bow_torsion", "Whether the ribbon bow twists the string (its torsional waves); read when a note starts"),
     ("string_weight", "How much heavier the bow sits on a heavier string of a real instrument's set, as a player's arm does: at 100 % the force grows as the string's impedance over the set's lightest string's to the power 0.75, which keeps the violin's G, the viola's C and the cello's C and G strings from slipping twice a period at medium velocities; at 0 (the default) every string gets the same force"),
     ("drum_friction_model", "The drum bow's friction law (see *Friction models*); taken up when a drum note starts"),
+    ("vibrato_delay", "How long a new note's vibrato waits, then grows in over as long again, as a player's starts once the string speaks; at 0 (the default) it is there from note-on"),
     ("drum_radiation", "Where the drum is heard from: at 0 (the default, as onofrei2021) the tube's open end, whose resonances make neighbouring keys differ by up to 7 dB; at 100 % the membrane's motion under the tube, brighter and even across the keys; between, a blend of the two"),
 ];
 
@@ -227,6 +231,7 @@ pub const ALL: &[ControlSpec] = &[
     BOW_TORSION,
     STRING_WEIGHT,
     DRUM_RADIATION,
+    VIBRATO_DELAY,
 ];
 
 /// Looks a control up by its ID.
@@ -313,6 +318,8 @@ pub struct Controls {
     pub bow_torsion: f64,
     /// How much of the drum is heard from its membrane rather than its open end (0 to 100).
     pub drum_radiation_percent: f64,
+    /// How long a new note's vibrato waits before it grows in, over as long again.
+    pub vibrato_delay_ms: f64,
 }
 
 /// How notes are given to strings.
@@ -393,6 +400,7 @@ impl Controls {
             bow_torsion: get(&BOW_TORSION),
             string_weight_percent: get(&STRING_WEIGHT),
             drum_radiation_percent: get(&DRUM_RADIATION),
+            vibrato_delay_ms: get(&VIBRATO_DELAY),
         }
     }
 
@@ -444,6 +452,7 @@ impl Controls {
             "bow_torsion" => self.bow_torsion,
             "string_weight" => self.string_weight_percent,
             "drum_radiation" => self.drum_radiation_percent,
+            "vibrato_delay" => self.vibrato_delay_ms,
             _ => return None,
         })
     }

@@ -142,6 +142,7 @@ pub const PRESETS: &[Preset] = &[
             ("bow_attack", 120.0),
             ("vibrato_depth", 25.0),
             ("glide_time", 50.0),
+            ("vibrato_delay", 150.0),
         ],
     },
     Preset {
@@ -164,6 +165,7 @@ pub const PRESETS: &[Preset] = &[
             ("bow_attack", 140.0),
             ("vibrato_depth", 25.0),
             ("glide_time", 60.0),
+            ("vibrato_delay", 150.0),
         ],
     },
     Preset {
@@ -185,6 +187,7 @@ pub const PRESETS: &[Preset] = &[
             ("bow_attack", 100.0),
             ("vibrato_depth", 22.0),
             ("glide_time", 70.0),
+            ("vibrato_delay", 150.0),
         ],
     },
     Preset {
@@ -225,6 +228,7 @@ pub const PRESETS: &[Preset] = &[
             ("noise", 0.02),
             ("bow_force", 6.0),
             ("bow_velocity", 0.2),
+            ("vibrato_delay", 150.0),
         ],
     },
     Preset {
@@ -245,6 +249,7 @@ pub const PRESETS: &[Preset] = &[
             ("sympathetic", 25.0),
             ("bow_velocity", 0.344),
             ("bow_position", 0.0786),
+            ("vibrato_delay", 150.0),
         ],
     },
     Preset {
@@ -306,6 +311,7 @@ pub const PRESETS: &[Preset] = &[
             ("glide_time", 30.0),
             ("body", 0.0),
             ("body_mix", 35.0),
+            ("vibrato_delay", 150.0),
         ],
     },
     Preset {
@@ -325,6 +331,7 @@ pub const PRESETS: &[Preset] = &[
             ("bow_attack", 350.0),
             ("body", 2.0),
             ("body_mix", 100.0),
+            ("vibrato_delay", 150.0),
         ],
     },
 ];

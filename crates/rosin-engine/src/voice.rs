@@ -262,6 +262,12 @@ pub struct StringVoice {
     vibrato_depth_st: LinearRamp,
     /// The vibrato's wave, turned only while it has depth (it holds its phase at 0 depth).
     vibrato: SineRotor,
+    /// *Vibrato Delay* (output samples): how long a new note's vibrato waits, then grows in
+    /// over as long again.
+    vibrato_delay_samples: f64,
+    /// `since_start_samples` at the note's attack, which the vibrato's delay counts from;
+    /// `None` after a legato crossing, whose vibrato goes on at once.
+    vibrato_from: Option<u64>,
     /// The finger control's fraction of the length, folded into the pitch.
     pitch_ratio: f64,
     /// The pitch offset of the last sample, vibrato included (semitones from the open key,
@@ -404,6 +410,8 @@ impl StringVoice {
             bend_st: LinearRamp::pitch_smoother(sample_rate_hz),
             vibrato_depth_st: ramp(0.0),
             vibrato: SineRotor::default(),
+            vibrato_delay_samples: 0.0,
+            vibrato_from: Some(0),
             pitch_ratio: 1.0,
             last_offset_st: 0.0,
             pitch_split: None,
@@ -586,7 +594,9 @@ impl StringVoice {
         self.asleep = false;
         if legato {
             self.envelope.start_crossing(CROSSING_MS, controls.bow_release_ms, self.sample_rate_hz);
+            self.vibrato_from = None;
         } else {
+            self.vibrato_from = Some(self.since_start_samples);
             // The bow comes down from the air: the moment a new friction model can take over
             // without a click.
             if self.envelope.pressure() == 0.0 {
@@ -717,6 +727,7 @@ impl StringVoice {
         self.keep_alive = false;
         self.drive_n = 0.0;
         self.since_start_samples = 0;
+        self.vibrato_from = Some(0);
         self.peak_force_n = 0.0;
         self.since_release_samples = None;
         self.hand_damping_per_s = 0.0;
@@ -753,11 +764,30 @@ impl StringVoice {
         self.bend_st.set_bend_target(semitones);
     }
 
-    /// Vibrato of `depth_cents` (peak) at `rate_hz`.
-    pub fn set_vibrato(&mut self, depth_cents: f64, rate_hz: f64) {
+    /// Vibrato of `depth_cents` (peak) at `rate_hz`; a new note's waits `delay_ms`, then
+    /// grows in over as long again ([`StringVoice::vibrato_onset`]).
+    pub fn set_vibrato(&mut self, depth_cents: f64, rate_hz: f64, delay_ms: f64) {
         self.held = None;
         self.vibrato_depth_st.set_target((depth_cents / 100.0).clamp(0.0, 2.0));
         self.vibrato.set_step_rad(std::f64::consts::TAU * rate_hz.clamp(0.0, 20.0) / self.sample_rate_hz);
+        // NaN and negatives are no delay.
+        self.vibrato_delay_samples = if delay_ms > 0.0 { delay_ms.min(1000.0) * 1e-3 * self.sample_rate_hz } else { 0.0 };
+    }
+
+    /// How far a note's vibrato has grown in, 0 to 1: nothing for *Vibrato Delay* after the
+    /// note's attack (a new string's, or the bow put down on a sounding one in Four Strings),
+    /// then in a straight line over as long again; 1 with no delay, and at once after a
+    /// legato crossing. A player's vibrato starts once the string speaks, and so the bow's
+    /// attack is left alone: with the vibrato at once, the viola's D3 in Poly at velocity 90
+    /// locked into three slips a period for the whole note in 2 of 20 takes, and in none
+    /// with the string presets' 150 ms (`docs/physics.md`, *Takes*).
+    fn vibrato_onset(&self) -> f64 {
+        let Some(from) = self.vibrato_from else { return 1.0 };
+        if self.vibrato_delay_samples <= 0.0 {
+            return 1.0;
+        }
+        let since = self.since_start_samples.saturating_sub(from) as f64;
+        ((since - self.vibrato_delay_samples) / self.vibrato_delay_samples).clamp(0.0, 1.0)
     }
 
     /// The gain the engine mixes this voice with, evening out the body's resonances (see
@@ -1278,7 +1308,7 @@ impl StringVoice {
         let depth = self.vibrato_depth_st.next();
         let mut semitones = self.fingered_st.next() + self.bend_st.next();
         if depth > 0.0 {
-            semitones += depth * self.vibrato.advance();
+            semitones += depth * self.vibrato_onset() * self.vibrato.advance();
         }
         self.last_offset_st = semitones;
         // Most samples split the same pitch as the one before (no control moving): the same

@@ -365,7 +365,7 @@ impl Engine {
             let shaped = shaped_for(&voice.note, &voice.expression);
             voice.set_controls(&shaped.controls);
             voice.set_bend(shaped.bend_st);
-            voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz);
+            voice.set_vibrato(shaped.vibrato_cents, shaped.controls.vibrato_rate_hz, shaped.controls.vibrato_delay_ms);
             // A legato note is evened at the key it goes to, from the glide's start.
             let key = evening_key(voice.destination_key());
             // Under a new body each voice's response is worked out once: one a sample, on a

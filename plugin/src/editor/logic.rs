@@ -175,7 +175,7 @@ impl HostGestureTracker {
 pub const CONTROL_GROUPS: &[(&str, &[&str])] = &[
     ("Instrument", &["instrument", "play_mode", "string_set", "pad_layout", "output_gain"]),
     ("Body", &["body", "body_mix", "sympathetic"]),
-    ("Expression", &["glide_time", "pitch_bend_range", "mpe", "mpe_bend_range", "vibrato_rate", "vibrato_depth"]),
+    ("Expression", &["glide_time", "pitch_bend_range", "mpe", "mpe_bend_range", "vibrato_rate", "vibrato_depth", "vibrato_delay"]),
     ("Bow", &["bow_force", "bow_velocity", "bow_position", "bow_attack", "bow_release", "noise", "string_weight"]),
     ("String", &["string_engine", "finger_position", "string_stiffness", "damping", "intonation"]),
     ("Friction", &["bow_model", "bow_width", "bow_torsion", "friction_model", "bristle_stiffness", "static_friction", "dynamic_friction", "stribeck_velocity"]),
