@@ -223,6 +223,55 @@ fn in_four_strings_every_attack_waits_for_vibrato_delay() {
     }
 }
 
+/// A legato crossing in Four Strings carries the phrase's vibrato over to the new string as
+/// it was: a crossing while the vibrato still waits leaves it waiting for the rest of the
+/// delay counted from the phrase's attack, and one after it has grown in swings at once.
+#[test]
+fn a_four_strings_crossing_carries_the_phrases_vibrato_over() {
+    let c = Controls { vibrato_depth_cents: 40.0, vibrato_rate_hz: 5.0, vibrato_delay_ms: 150.0, ..four_strings(1.0) };
+    let mut engine = engine_with(c);
+    engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 1, value: 1.0 });
+    let mut sample = [0.0f32];
+    let mut swing = |engine: &mut Engine, string: usize, seconds: f64| {
+        let mut most = 0.0f64;
+        for _ in 0..(seconds * RATE) as usize {
+            engine.render(&mut sample);
+            let v = &engine.voices()[string];
+            most = most.max((v.sounding_key() - v.target_key()).abs());
+        }
+        most
+    };
+    // B4 on the A string (index 2); 100 ms in, F#5 crosses to the E string (index 3). The
+    // vibrato goes on waiting there until 150 ms after B4's attack, then grows in (not 150
+    // ms after the crossing, as a new attack's would). A note and a rest come first, so
+    // that the strings, put up at the first note, have their own time apart from the phrase's.
+    on(&mut engine, 0, 71, None);
+    engine.render(&mut vec![0.0; (0.3 * RATE) as usize]);
+    off(&mut engine, 0, 71);
+    engine.render(&mut vec![0.0; (0.3 * RATE) as usize]);
+    on(&mut engine, 0, 71, None);
+    swing(&mut engine, 2, 0.1);
+    on(&mut engine, 0, 78, None);
+    off(&mut engine, 0, 71);
+    assert!(engine.voices()[3].is_held(), "F#5 crossed to the E string");
+    let waiting = swing(&mut engine, 3, 0.045);
+    assert!(waiting < 0.005, "across the crossing, the vibrato swung {waiting:.3} st while it waited");
+    swing(&mut engine, 3, 0.015);
+    // From 0.16 to 0.24 s after B4's attack the vibrato grows to 0.6 of its depth.
+    let growing = swing(&mut engine, 3, 0.08);
+    assert!(growing > 0.02 && growing < 0.25, "growing in, the vibrato swung {growing:.3} st");
+    swing(&mut engine, 3, 0.11);
+    let grown = swing(&mut engine, 3, 0.2);
+    assert!((grown - 0.4).abs() < 0.02, "then it swung {grown:.3} st");
+    // Back to B4 on the A string, long after the attack: the vibrato swings at once.
+    on(&mut engine, 0, 71, None);
+    off(&mut engine, 0, 78);
+    assert!(engine.voices()[2].is_held(), "B4 crossed back to the A string");
+    let at_once = swing(&mut engine, 2, 0.12);
+    assert!(at_once > 0.3, "after the crossing back, the vibrato swung {at_once:.3} st");
+    assert_eq!(engine.string_attacks(), 2, "the phrase is one bow stroke, after the first note");
+}
+
 #[test]
 fn the_sustain_pedal_holds_released_notes_until_it_lifts() {
     let mut engine = engine_with(Controls::default());

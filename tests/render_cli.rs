@@ -21,6 +21,18 @@ fn read_wav(path: &PathBuf) -> (hound::WavSpec, Vec<f32>) {
     (spec, samples)
 }
 
+/// Writes a format-0 MIDI file to a temporary path: at 96 ticks a beat and 120 bpm, `key`
+/// held at `velocity` for one beat (half a second).
+fn one_note_midi(name: &str, key: u8, velocity: u8) -> PathBuf {
+    let track = [0x00, 0x90, key, velocity, 0x60, 0x80, key, 0, 0x00, 0xFF, 0x2F, 0x00];
+    let mut midi = b"MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60MTrk".to_vec();
+    midi.extend_from_slice(&(track.len() as u32).to_be_bytes());
+    midi.extend_from_slice(&track);
+    let path = temp_path(name);
+    std::fs::write(&path, midi).unwrap();
+    path
+}
+
 #[test]
 fn renders_the_demo_phrase() {
     let out = temp_path("demo.wav");
@@ -37,13 +49,7 @@ fn renders_the_demo_phrase() {
 
 #[test]
 fn renders_a_midi_file_with_parameters() {
-    // Format 0, 96 ticks per beat, 120 bpm: A3 for one beat.
-    let track: &[u8] = &[0x00, 0x90, 57, 100, 0x60, 0x80, 57, 0, 0x00, 0xFF, 0x2F, 0x00];
-    let mut midi = b"MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60MTrk".to_vec();
-    midi.extend_from_slice(&(track.len() as u32).to_be_bytes());
-    midi.extend_from_slice(track);
-    let input = temp_path("note.mid");
-    std::fs::write(&input, midi).unwrap();
+    let input = one_note_midi("note.mid", 57, 100);
     let out = temp_path("note.wav");
     let status = binary().arg(&input).args(["--tail", "0.25", "--set", "output_gain=-6", "--block-size", "1", "-o"]).arg(&out).status().unwrap();
     assert!(status.success());
@@ -59,12 +65,7 @@ fn renders_a_midi_file_with_parameters() {
 /// as loud; `--take 0` is the default take, to the bit.
 #[test]
 fn another_take_draws_the_bow_noise_anew() {
-    let track: &[u8] = &[0x00, 0x90, 55, 90, 0x60, 0x80, 55, 0, 0x00, 0xFF, 0x2F, 0x00];
-    let mut midi = b"MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60MTrk".to_vec();
-    midi.extend_from_slice(&(track.len() as u32).to_be_bytes());
-    midi.extend_from_slice(track);
-    let input = temp_path("take.mid");
-    std::fs::write(&input, midi).unwrap();
+    let input = one_note_midi("take.mid", 55, 90);
     let render = |take: Option<&str>, name: &str| {
         let out = temp_path(name);
         let mut command = binary();

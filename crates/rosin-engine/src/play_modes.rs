@@ -233,8 +233,10 @@ impl LegatoState {
                         // Cross: the hand is placed first, then the bow changes string mid-stroke.
                         strings[i].leave_for_another_string();
                         mark_open(strings, i);
+                        let since_attack_samples = strings[i].since_vibrato_attack_samples();
                         strings[string].finger_note(offset, 0.0);
                         strings[string].bow(velocity, true, &controls);
+                        strings[string].continue_vibrato(since_attack_samples);
                     }
                     None => {
                         strings[string].finger_note(offset, 0.0);

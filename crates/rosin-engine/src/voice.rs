@@ -265,9 +265,10 @@ pub struct StringVoice {
     /// *Vibrato Delay* (output samples): how long a new note's vibrato waits, then grows in
     /// over as long again.
     vibrato_delay_samples: f64,
-    /// `since_start_samples` at the note's attack, which the vibrato's delay counts from;
-    /// `None` after a legato crossing, whose vibrato goes on at once.
-    vibrato_from: Option<u64>,
+    /// `since_start_samples` at the phrase's attack, which the vibrato's delay counts from.
+    /// A legato crossing carries over the attack of the string it leaves, which may lie
+    /// before this string's own start (then the count is negative).
+    vibrato_from_samples: i64,
     /// The finger control's fraction of the length, folded into the pitch.
     pitch_ratio: f64,
     /// The pitch offset of the last sample, vibrato included (semitones from the open key,
@@ -411,7 +412,7 @@ impl StringVoice {
             vibrato_depth_st: ramp(0.0),
             vibrato: SineRotor::default(),
             vibrato_delay_samples: 0.0,
-            vibrato_from: Some(0),
+            vibrato_from_samples: 0,
             pitch_ratio: 1.0,
             last_offset_st: 0.0,
             pitch_split: None,
@@ -593,10 +594,10 @@ impl StringVoice {
         self.bow_crossed_away = false;
         self.asleep = false;
         if legato {
+            // The phrase's vibrato goes on as it was (see `continue_vibrato` for a crossing).
             self.envelope.start_crossing(CROSSING_MS, controls.bow_release_ms, self.sample_rate_hz);
-            self.vibrato_from = None;
         } else {
-            self.vibrato_from = Some(self.since_start_samples);
+            self.vibrato_from_samples = self.since_start_samples as i64;
             // The bow comes down from the air: the moment a new friction model can take over
             // without a click.
             if self.envelope.pressure() == 0.0 {
@@ -727,7 +728,7 @@ impl StringVoice {
         self.keep_alive = false;
         self.drive_n = 0.0;
         self.since_start_samples = 0;
-        self.vibrato_from = Some(0);
+        self.vibrato_from_samples = 0;
         self.peak_force_n = 0.0;
         self.since_release_samples = None;
         self.hand_damping_per_s = 0.0;
@@ -776,18 +777,30 @@ impl StringVoice {
 
     /// How far a note's vibrato has grown in, 0 to 1: nothing for *Vibrato Delay* after the
     /// note's attack (a new string's, or the bow put down on a sounding one in Four Strings),
-    /// then in a straight line over as long again; 1 with no delay, and at once after a
-    /// legato crossing. A player's vibrato starts once the string speaks, and so the bow's
+    /// then in a straight line over as long again; 1 with no delay. A legato note goes on
+    /// with the phrase's vibrato, and a crossing to another string carries it over
+    /// ([`StringVoice::continue_vibrato`]). A player's vibrato starts once the string speaks, and so the bow's
     /// attack is left alone: with the vibrato at once, the viola's D3 in Poly at velocity 90
     /// locked into three slips a period for the whole note in 2 of 20 takes, and in none
     /// with the string presets' 150 ms (`docs/physics.md`, *Takes*).
     fn vibrato_onset(&self) -> f64 {
-        let Some(from) = self.vibrato_from else { return 1.0 };
         if self.vibrato_delay_samples <= 0.0 {
             return 1.0;
         }
-        let since = self.since_start_samples.saturating_sub(from) as f64;
+        let since = self.since_vibrato_attack_samples() as f64;
         ((since - self.vibrato_delay_samples) / self.vibrato_delay_samples).clamp(0.0, 1.0)
+    }
+
+    /// Output samples since the attack that this string's vibrato delay counts from.
+    pub fn since_vibrato_attack_samples(&self) -> i64 {
+        self.since_start_samples as i64 - self.vibrato_from_samples
+    }
+
+    /// A legato crossing onto this string from one whose attack was
+    /// `since_attack_samples` ago: the phrase's vibrato goes on where it was, still waiting or
+    /// growing in if it was, rather than starting at once or over.
+    pub fn continue_vibrato(&mut self, since_attack_samples: i64) {
+        self.vibrato_from_samples = self.since_start_samples as i64 - since_attack_samples;
     }
 
     /// The gain the engine mixes this voice with, evening out the body's resonances (see
