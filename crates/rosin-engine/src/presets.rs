@@ -234,7 +234,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "Matusiak 2025 String",
         category: "Papers",
-        description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s at beta 0.0786. Dry, no body. The force is 3 N, near the paper's 2.343 N (the paper's bow is a 1 cm ribbon of compliant hair, Rosin's a point): from 5 to 12 N the point bow's G2 to D3 goes raucous erratically.",
+        description: "matusiak2025 Table 2: the 0.7 m G2 string (T 149.74 N), friction s0 3.186e5, muC 0.507, muS 1.021, vS 0.228; bow 0.344 m/s. Dry, no body. The paper's bow, a 1 cm ribbon of compliant hair, plays at beta 0.0786 with 2.343 N; Rosin's point bow plays at 0.16 with 2.6 N, slipping once or twice a period where at the paper's place it slipped up to six times, and its legato scales went sharp or rough in 13 of 20 takes (3 of 20 here).",
         home_key: 43,
         keys: (43, 79),
         values: &[
@@ -245,10 +245,10 @@ pub const PRESETS: &[Preset] = &[
             ("static_friction", 1.021),
             ("dynamic_friction", 0.507),
             ("stribeck_velocity", 0.228),
-            ("bow_force", 3.0),
+            ("bow_force", 2.6),
             ("sympathetic", 25.0),
             ("bow_velocity", 0.344),
-            ("bow_position", 0.0786),
+            ("bow_position", 0.16),
             ("vibrato_delay", 150.0),
         ],
     },
