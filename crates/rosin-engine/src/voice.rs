@@ -779,10 +779,11 @@ impl StringVoice {
     /// note's attack (a new string's, or the bow put down on a sounding one in Four Strings),
     /// then in a straight line over as long again; 1 with no delay. A legato note goes on
     /// with the phrase's vibrato, and a crossing to another string carries it over
-    /// ([`StringVoice::continue_vibrato`]). A player's vibrato starts once the string speaks, and so the bow's
-    /// attack is left alone: with the vibrato at once, the viola's D3 in Poly at velocity 90
-    /// locked into three slips a period for the whole note in 2 of 20 takes, and in none
-    /// with the string presets' 150 ms (`docs/physics.md`, *Takes*).
+    /// ([`StringVoice::continue_vibrato`]). A player's vibrato starts once the string
+    /// speaks, and so the bow's attack is left alone: with the vibrato at once, the viola's
+    /// D3 in Poly at velocity 90 locked into three slips a period for the whole note in 2
+    /// of 20 takes, and in none with the string presets' 150 ms (`docs/physics.md`,
+    /// *Takes*).
     fn vibrato_onset(&self) -> f64 {
         if self.vibrato_delay_samples <= 0.0 {
             return 1.0;
