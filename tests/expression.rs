@@ -167,34 +167,38 @@ fn the_mod_wheel_gives_vibrato_of_the_set_depth_and_rate() {
 /// With *Vibrato Delay*, a new note's vibrato waits that long, grows in over as long again,
 /// then swings its full depth; a legato note in Mono Legato keeps the vibrato it has. At 0
 /// (the default) the vibrato is there from note-on, as above.
+/// Renders `seconds` sample by sample and returns the most voice `voice`'s pitch strayed
+/// from its note over them (semitones): its vibrato's swing over that stretch.
+fn vibrato_swing_st(engine: &mut Engine, voice: usize, seconds: f64) -> f64 {
+    let mut sample = [0.0f32];
+    let mut most = 0.0f64;
+    for _ in 0..(seconds * RATE) as usize {
+        engine.render(&mut sample);
+        let v = &engine.voices()[voice];
+        most = most.max((v.sounding_key() - v.target_key()).abs());
+    }
+    most
+}
+
 #[test]
 fn a_new_notes_vibrato_waits_for_vibrato_delay_then_grows_in() {
     let c = Controls { vibrato_depth_cents: 40.0, vibrato_rate_hz: 5.0, vibrato_delay_ms: 150.0, play_mode: PlayMode::MonoLegato as u8 as f64, ..Controls::default() };
     let mut engine = engine_with(c);
     engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 1, value: 1.0 });
     on(&mut engine, 0, 69, None);
-    let mut sample = [0.0f32];
-    let mut swing = |engine: &mut Engine, seconds: f64| {
-        let mut offsets = Vec::new();
-        for _ in 0..(seconds * RATE) as usize {
-            engine.render(&mut sample);
-            offsets.push(engine.voices()[0].sounding_key() - engine.voices()[0].target_key());
-        }
-        offsets.iter().fold(0.0f64, |m, &o| m.max(o.abs()))
-    };
     // The control ramp and the bend smoothing take a few ms; the delay is 150 ms.
-    let waiting = swing(&mut engine, 0.14);
+    let waiting = vibrato_swing_st(&mut engine, 0, 0.14);
     // From 0.14 to 0.24 s the vibrato has grown to at most 0.6 of its depth.
-    let growing = swing(&mut engine, 0.1);
-    swing(&mut engine, 0.06);
-    let full = swing(&mut engine, 0.4);
+    let growing = vibrato_swing_st(&mut engine, 0, 0.1);
+    vibrato_swing_st(&mut engine, 0, 0.06);
+    let full = vibrato_swing_st(&mut engine, 0, 0.4);
     assert!(waiting < 0.005, "the vibrato swung {waiting:.3} st while it waited");
     assert!(growing > 0.02 && growing < 0.25, "growing in, the vibrato swung {growing:.3} st");
     assert!((full - 0.4).abs() < 0.02, "then it swung {full:.3} st");
     // A legato note: the same voice goes on, with its vibrato.
     on(&mut engine, 0, 71, None);
     off(&mut engine, 0, 69);
-    let legato = swing(&mut engine, 0.2);
+    let legato = vibrato_swing_st(&mut engine, 0, 0.2);
     assert!(legato > 0.3, "the legato note's vibrato swung {legato:.3} st");
 }
 
@@ -205,19 +209,16 @@ fn in_four_strings_every_attack_waits_for_vibrato_delay() {
     let c = Controls { vibrato_depth_cents: 40.0, vibrato_rate_hz: 5.0, vibrato_delay_ms: 150.0, ..four_strings(1.0) };
     let mut engine = engine_with(c);
     engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 1, value: 1.0 });
-    let mut sample = [0.0f32];
-    // The A string (index 2) plays B4, once and again after a rest.
+    // The A string (index 2) plays B4, once and again after a rest: from 0.02 to 0.14 s the
+    // vibrato waits, and from 0.3 to 0.5 s it swings whole.
     for attack in 0..2 {
         on(&mut engine, 0, 71, None);
-        let mut offsets = Vec::new();
-        for _ in 0..(0.5 * RATE) as usize {
-            engine.render(&mut sample);
-            let v = &engine.voices()[2];
-            offsets.push(v.sounding_key() - v.target_key());
-        }
-        let swing = |from_s: f64, to_s: f64| offsets[(from_s * RATE) as usize..(to_s * RATE) as usize].iter().fold(0.0f64, |m, &o| m.max(o.abs()));
-        assert!(swing(0.02, 0.14) < 0.005, "attack {attack}: the vibrato swung {:.3} st while it waited", swing(0.02, 0.14));
-        assert!((swing(0.3, 0.5) - 0.4).abs() < 0.02, "attack {attack}: then it swung {:.3} st", swing(0.3, 0.5));
+        vibrato_swing_st(&mut engine, 2, 0.02);
+        let waiting = vibrato_swing_st(&mut engine, 2, 0.12);
+        vibrato_swing_st(&mut engine, 2, 0.16);
+        let full = vibrato_swing_st(&mut engine, 2, 0.2);
+        assert!(waiting < 0.005, "attack {attack}: the vibrato swung {waiting:.3} st while it waited");
+        assert!((full - 0.4).abs() < 0.02, "attack {attack}: then it swung {full:.3} st");
         off(&mut engine, 0, 71);
         engine.render(&mut vec![0.0; (0.3 * RATE) as usize]);
     }
@@ -231,16 +232,6 @@ fn a_four_strings_crossing_carries_the_phrases_vibrato_over() {
     let c = Controls { vibrato_depth_cents: 40.0, vibrato_rate_hz: 5.0, vibrato_delay_ms: 150.0, ..four_strings(1.0) };
     let mut engine = engine_with(c);
     engine.handle_event(&NoteEvent::ControlChange { channel: 0, cc: 1, value: 1.0 });
-    let mut sample = [0.0f32];
-    let mut swing = |engine: &mut Engine, string: usize, seconds: f64| {
-        let mut most = 0.0f64;
-        for _ in 0..(seconds * RATE) as usize {
-            engine.render(&mut sample);
-            let v = &engine.voices()[string];
-            most = most.max((v.sounding_key() - v.target_key()).abs());
-        }
-        most
-    };
     // B4 on the A string (index 2); 100 ms in, F#5 crosses to the E string (index 3). The
     // vibrato goes on waiting there until 150 ms after B4's attack, then grows in (not 150
     // ms after the crossing, as a new attack's would). A note and a rest come first, so
@@ -250,24 +241,24 @@ fn a_four_strings_crossing_carries_the_phrases_vibrato_over() {
     off(&mut engine, 0, 71);
     engine.render(&mut vec![0.0; (0.3 * RATE) as usize]);
     on(&mut engine, 0, 71, None);
-    swing(&mut engine, 2, 0.1);
+    vibrato_swing_st(&mut engine, 2, 0.1);
     on(&mut engine, 0, 78, None);
     off(&mut engine, 0, 71);
     assert!(engine.voices()[3].is_held(), "F#5 crossed to the E string");
-    let waiting = swing(&mut engine, 3, 0.045);
+    let waiting = vibrato_swing_st(&mut engine, 3, 0.045);
     assert!(waiting < 0.005, "across the crossing, the vibrato swung {waiting:.3} st while it waited");
-    swing(&mut engine, 3, 0.015);
+    vibrato_swing_st(&mut engine, 3, 0.015);
     // From 0.16 to 0.24 s after B4's attack the vibrato grows to 0.6 of its depth.
-    let growing = swing(&mut engine, 3, 0.08);
+    let growing = vibrato_swing_st(&mut engine, 3, 0.08);
     assert!(growing > 0.02 && growing < 0.25, "growing in, the vibrato swung {growing:.3} st");
-    swing(&mut engine, 3, 0.11);
-    let grown = swing(&mut engine, 3, 0.2);
+    vibrato_swing_st(&mut engine, 3, 0.11);
+    let grown = vibrato_swing_st(&mut engine, 3, 0.2);
     assert!((grown - 0.4).abs() < 0.02, "then it swung {grown:.3} st");
     // Back to B4 on the A string, long after the attack: the vibrato swings at once.
     on(&mut engine, 0, 71, None);
     off(&mut engine, 0, 78);
     assert!(engine.voices()[2].is_held(), "B4 crossed back to the A string");
-    let at_once = swing(&mut engine, 2, 0.12);
+    let at_once = vibrato_swing_st(&mut engine, 2, 0.12);
     assert!(at_once > 0.3, "after the crossing back, the vibrato swung {at_once:.3} st");
     assert_eq!(engine.string_attacks(), 2, "the phrase is one bow stroke, after the first note");
 }
