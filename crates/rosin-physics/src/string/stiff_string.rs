@@ -42,6 +42,9 @@ pub struct StiffString<S: StringSample = f64> {
     finger_pressure: f64,
     /// Whether the finger is lifting off (its pressure falls to 0, then it is gone).
     finger_lifting: bool,
+    /// How many times the grid or the finger's place has changed: what a point placed by
+    /// length on the string (the bow) follows ([`StiffString::layout_changes`]).
+    layout_changes: u32,
 }
 
 const GHOST: usize = 1;
@@ -74,6 +77,7 @@ impl<S: StringSample> StiffString<S> {
             finger: None,
             finger_pressure: 0.0,
             finger_lifting: false,
+            layout_changes: 0,
         };
         string.configure(grid, material);
         string
@@ -88,6 +92,7 @@ impl<S: StringSample> StiffString<S> {
         self.finger = None;
         self.finger_pressure = 0.0;
         self.finger_lifting = false;
+        self.layout_changes = self.layout_changes.wrapping_add(1);
         self.reset();
         self.update_coefficients();
     }
@@ -255,6 +260,7 @@ impl<S: StringSample> StiffString<S> {
                 }
                 self.finger = Some(new);
                 self.finger_lifting = false;
+                self.layout_changes = self.layout_changes.wrapping_add(1);
             }
         }
     }
@@ -284,6 +290,14 @@ impl<S: StringSample> StiffString<S> {
         self.finger
     }
 
+    /// A count that moves (wrapping) whenever the grid is configured or the finger's
+    /// `(l_f, alpha_f)` is set or taken away: while it stands, so do the grid's length and
+    /// spacing and the finger's place.
+    #[inline]
+    pub fn layout_changes(&self) -> u32 {
+        self.layout_changes
+    }
+
     /// Moves time on: `u^{n+1}` becomes `u^n`. Applies the finger and the ghost nodes first.
     pub fn advance(&mut self) {
         let n = self.grid.intervals;
@@ -304,6 +318,7 @@ impl<S: StringSample> StiffString<S> {
                 self.finger_pressure -= k / FINGER_LIFT_S;
                 if self.finger_pressure <= 0.0 {
                     self.finger = None;
+                    self.layout_changes = self.layout_changes.wrapping_add(1);
                     self.finger_pressure = 0.0;
                     self.finger_lifting = false;
                 }
