@@ -8,7 +8,8 @@
 //! The normal suite plays a cross-section of the matrix; `ROSIN_PHRASES=full` plays all of
 //! it (9 instruments x 3 modes x 3 velocities x 2 mod-wheel settings). `ROSIN_PHRASES_TAKES=N`
 //! plays the legato scales as N takes, each note's bow noise drawn anew in each
-//! (`Engine::set_take`; take 0 alone unless set).
+//! (`Engine::set_take`; take 0 alone unless set), from take `ROSIN_PHRASES_FIRST_TAKE` on
+//! (0 unless set), so that a census can be carried on past the takes it has played.
 
 mod common;
 
@@ -44,6 +45,12 @@ fn full_matrix() -> bool {
 /// set): take 0, the default take, then takes 1, 2, ... with the bow noise drawn anew.
 fn takes() -> u64 {
     std::env::var("ROSIN_PHRASES_TAKES").ok().and_then(|v| v.parse::<u64>().ok()).filter(|n| (1..=64).contains(n)).unwrap_or(1)
+}
+
+/// The first take of the legato scales (`ROSIN_PHRASES_FIRST_TAKE`, 0 unless set): a
+/// census of takes 0 to 5 goes on with `ROSIN_PHRASES_FIRST_TAKE=6`.
+fn first_take() -> u64 {
+    std::env::var("ROSIN_PHRASES_FIRST_TAKE").ok().and_then(|v| v.parse::<u64>().ok()).filter(|n| *n <= 1_000).unwrap_or(0)
 }
 
 /// The rate the legato scales are played at: [`RATE_HZ`], or `ROSIN_PHRASES_RATE` (Hz), to
@@ -116,7 +123,7 @@ fn legato_scales() {
     let mut census: Vec<(&str, Vec<u64>)> = Vec::new();
     for (name, controls) in string_instruments().into_iter().filter(|(n, _)| n.contains(only.as_str())) {
         let mut off_takes = Vec::new();
-        for take in 0..takes() {
+        for take in first_take()..first_take() + takes() {
             let mut off = false;
             for mode in modes {
                 for &(velocity, mod_wheel, overlap_s) in &cases {
@@ -146,7 +153,7 @@ fn legato_scales() {
         census.push((name, off_takes));
     }
     if takes() > 1 {
-        println!("takes with a note, change or scale out of bounds, of {}:", takes());
+        println!("takes with a note, change or scale out of bounds, of {} (takes {} to {}):", takes(), first_take(), first_take() + takes() - 1);
         for (name, off_takes) in &census {
             println!("  {name:<28} {} {off_takes:?}", off_takes.len());
         }
