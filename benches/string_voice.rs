@@ -2,7 +2,9 @@
 //! D4, A4 and E5, sixteen voices together, and sixty-four (issue 16's case) at 48 kHz.
 //!
 //! `cargo bench --bench string_voice` runs criterion, then prints a table of real-time
-//! factors (seconds of audio per second of one core) and the cost per voice-sample.
+//! factors (seconds of audio per second of one core) and the cost per voice-sample, and
+//! the sixty-four under each string engine and friction law (`cargo bench --bench
+//! string_voice -- sixty_four` prints that table alone, without criterion's runs).
 
 mod common;
 
@@ -12,6 +14,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use rosin_engine::controls::Controls;
 use rosin_engine::voices::Engine;
+use rosin_physics::bow::contact::FrictionModel;
 
 const STRINGS: [(&str, u8); 4] = [("G3", 55), ("D4", 62), ("A4", 69), ("E5", 76)];
 /// Sixteen notes over the keyboard, from the low register to the top.
@@ -28,6 +31,29 @@ fn sixty_four_keys(engine: usize) -> Vec<u8> {
 /// An engine already bowing `keys` in steady state.
 fn bowing(keys: &[u8]) -> Engine {
     common::sounding(&Controls::default(), keys, 0.8, 0.5)
+}
+
+/// Seconds of audio per second of wall time for the sixty-four voices under `controls`,
+/// over `seconds` of audio.
+fn sixty_four_factor(controls: &Controls, seconds: f64) -> f64 {
+    let mut engines: Vec<Engine> = (0..4).map(|e| common::sounding(controls, &sixty_four_keys(e), 0.8, 0.5)).collect();
+    let sounding: usize = engines.iter().map(Engine::active_voice_count).sum();
+    assert_eq!(sounding, 64, "the four engines sound {sounding} voices, not 64");
+    common::real_time_factor(seconds, |buffer: &mut [f32]| engines.iter_mut().for_each(|engine| engine.render(buffer)))
+}
+
+/// The sixty-four voices under each string engine and friction law, the rest at the
+/// defaults: what a producer's choice of model costs (the point bow; `docs/performance.md`,
+/// *What 4 x would take*).
+fn sixty_four_by_model() {
+    println!("\nSixty-four voices, MIDI 36 to 96, by string engine and friction law (48 kHz):");
+    for (engine_name, engine) in [("finite-difference string", 0.0), ("digital waveguide", 1.0)] {
+        for (index, law) in FrictionModel::ALL.iter().enumerate() {
+            let controls = Controls { string_engine: engine, friction_model: index as f64, ..Controls::default() };
+            let rtf = sixty_four_factor(&controls, 1.0);
+            println!("  {engine_name:<25} {:<32} {rtf:6.2} x real time, {:6.1} ns per voice-sample", format!("{law:?}"), 1e9 / (rtf * RATE * 64.0));
+        }
+    }
 }
 
 fn voices(c: &mut Criterion) {
@@ -63,10 +89,7 @@ fn summary() {
         1e9 / (rtf * RATE * CHORD.len() as f64),
         100.0 / rtf
     );
-    let mut engines: Vec<Engine> = (0..4).map(|e| bowing(&sixty_four_keys(e))).collect();
-    let sounding: usize = engines.iter().map(Engine::active_voice_count).sum();
-    assert_eq!(sounding, 64, "the four engines sound {sounding} voices, not 64");
-    let rtf = common::real_time_factor(1.0, |buffer: &mut [f32]| engines.iter_mut().for_each(|engine| engine.render(buffer)));
+    let rtf = sixty_four_factor(&Controls::default(), 1.0);
     println!(
         "  sixty-four voices, MIDI 36 to 96 (four engines of sixteen): {rtf:7.2} x real time, {:6.1} ns per voice-sample (issue 16 asks 4 x, about 80 ns)",
         1e9 / (rtf * RATE * 64.0),
@@ -76,7 +99,12 @@ fn summary() {
 criterion_group!(benches, voices);
 
 fn main() {
+    if std::env::args().any(|a| a == "sixty_four") {
+        sixty_four_by_model();
+        return;
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
     summary();
+    sixty_four_by_model();
 }
