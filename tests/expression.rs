@@ -53,8 +53,20 @@ fn index_of(engine: &Engine, channel: u8, key: u8) -> usize {
 
 #[test]
 fn two_mpe_notes_bent_in_opposite_directions_both_land_in_tune() {
-    let c = Controls::default();
-    for (key, bend_st) in [(69u8, 2.0), (62, 12.0), (55, -12.0), (76, 7.0)] {
+    two_notes_bent_apart_land_in_tune(Controls::default(), &[(69, 2.0), (62, 12.0), (55, -12.0), (76, 7.0)]);
+}
+
+/// The waveguide sets its loop length only when a voice works its controls out (a bend
+/// moves them), and its notes land on their bends too.
+#[test]
+fn two_mpe_notes_on_the_waveguide_bent_apart_both_land_in_tune() {
+    two_notes_bent_apart_land_in_tune(Controls { string_engine: 1.0, ..Controls::default() }, &[(69, 2.0), (55, -12.0)]);
+}
+
+/// Bows each key on MPE channel 2 and the key a fourth below on channel 3, bends them
+/// `bend_st` apart a moment later, and asks each to land within 3 cents of its bent note.
+fn two_notes_bent_apart_land_in_tune(c: Controls, cases: &[(u8, f64)]) {
+    for &(key, bend_st) in cases {
         let mut engine = engine_with(c);
         on(&mut engine, 2, key, None);
         on(&mut engine, 3, key - 5, None);

@@ -206,6 +206,11 @@ pub struct StringVoice {
     waveguide: WaveguideString,
     /// The waveguide has played since its lines were last cleared.
     waveguide_dirty: bool,
+    /// The waveguide's loop length must be worked out again: the controls were (or its note
+    /// was set up), so the stop, the slack or the ear's correction may have moved. While
+    /// the controls are held, so is its frequency, and working it out cost about 30
+    /// instructions a sample.
+    waveguide_pitch_stale: bool,
     engine: StringEngine,
     /// matusiak2025's ribbon bow on the note's string, when it is the bow.
     ribbon: Box<RibbonBow>,
@@ -368,6 +373,7 @@ impl StringVoice {
             bowed: BowedString::with_capacity(MAX_INTERVALS, grid, material, ElastoPlasticParams::default(), 0),
             waveguide: WaveguideString::new(WAVEGUIDE_LOWEST_HZ, sample_rate_hz),
             waveguide_dirty: false,
+            waveguide_pitch_stale: true,
             engine: StringEngine::FiniteDifference,
             ribbon: Box::new(RibbonBow::new(grid, material, MAX_INTERVALS)),
             bow_model: BowModel::Point,
@@ -708,6 +714,7 @@ impl StringVoice {
         self.clear_waveguide();
         self.waveguide.set_impedance_kg_per_s(design.impedance_kg_per_s);
         self.waveguide.set_frequency_hz(frequency_hz);
+        self.waveguide_pitch_stale = true;
         self.waveguide_damping = f64::NAN;
         self.nominal_wave_speed_mps = nominal_c;
         self.impedance_kg_per_s = design.impedance_kg_per_s;
@@ -1077,27 +1084,29 @@ impl StringVoice {
             // beside other voices' where there are, and it reads none of the copy below.
             return Begun::Contact(self.bowed.begin_driven(&self.waiting.on_string, drive));
         }
-        let Waiting { controls, on_string, strength, speed_ratio, losses, finger_fraction, .. } = self.waiting;
         if self.bow_model == BowModel::Ribbon {
             // The ribbon's contact is solved by the caller too, beside another voice's
             // ribbon where there is one.
-            self.ribbon.begin(&on_string, losses, &self.bowed.bow.friction, drive);
+            self.ribbon.begin(&self.waiting.on_string, self.waiting.losses, &self.bowed.bow.friction, drive);
             if !PAIRED {
                 return Begun::Done(self.ribbon_sample_alone());
             }
             return Begun::Ribbon;
-        } else {
-            // The waveguide's pitch is its loop length: the stopped and slackened string's
-            // frequency, with the ear's correction.
-            let open_hz = self.sample_rate_hz / self.open_period_samples;
-            self.waveguide.set_frequency_hz(open_hz * speed_ratio / (1.0 - finger_fraction) * self.intonation.correction());
-            let bow = &mut self.bowed.bow;
-            self.waveguide_dirty = true;
-            let bridge_force = self.waveguide.tick_with(&controls, drive, |input| bow.solve(input));
-            self.decimator.push(bridge_force);
-            self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, controls.bow_velocity_mps, strength);
         }
-        Begun::Done(self.tick_output(controls))
+        // The waveguide's pitch is its loop length: the stopped and slackened string's
+        // frequency, with the ear's correction.
+        if self.waveguide_pitch_stale {
+            self.waveguide_pitch_stale = false;
+            let open_hz = self.sample_rate_hz / self.open_period_samples;
+            let Waiting { speed_ratio, finger_fraction, .. } = self.waiting;
+            self.waveguide.set_frequency_hz(open_hz * speed_ratio / (1.0 - finger_fraction) * self.intonation.correction());
+        }
+        let bow = &mut self.bowed.bow;
+        self.waveguide_dirty = true;
+        let bridge_force = self.waveguide.tick_with(&self.waiting.controls, drive, |input| bow.solve(input));
+        self.decimator.push(bridge_force);
+        self.intonation.observe(self.waveguide.last_contact().relative_velocity_mps, self.waiting.controls.bow_velocity_mps, self.waiting.strength);
+        Begun::Done(self.tick_output(self.waiting.controls))
     }
 
     /// Advances the controls a sample and works out from them what the string, its losses
@@ -1163,6 +1172,7 @@ impl StringVoice {
         // slackened one longer in proportion to its wave speed.
         self.intonation.set_target_period(self.open_period_samples * (1.0 - finger_fraction) / speed_ratio);
         self.waiting = Waiting { controls, on_string, drive_n: 0.0, strength, speed_ratio, steps_left: 0, losses: (sigma0, sigma1), finger_fraction };
+        self.waveguide_pitch_stale = true;
         self.held = (self.hold_steady_controls && self.controls_are_steady()).then_some(held);
     }
 
