@@ -344,8 +344,8 @@ fn ribbons_solved_in_pairs_sound_as_ribbons_solved_alone() {
 /// steady stretches: each bowing control, the finger, the friction law, a pitch bend, the
 /// mod wheel's vibrato, attacks, releases and ring-outs; under the default, the ribbon bow,
 /// the waveguide (whose loop length is set only when the controls are worked out), the
-/// Violin's four strings (crossings, stopped notes, hand damping,
-/// strings asleep and driven awake in sympathy) and the Ghost Cello's legato glides.
+/// Violin's four strings (crossings, stopped notes, hand damping, strings asleep and
+/// driven awake in sympathy) and the Ghost Cello's legato glides.
 #[test]
 fn steady_controls_held_sound_as_controls_worked_out_each_sample() {
     let rate = 48_000.0;

@@ -206,10 +206,10 @@ pub struct StringVoice {
     waveguide: WaveguideString,
     /// The waveguide has played since its lines were last cleared.
     waveguide_dirty: bool,
-    /// The waveguide's loop length must be worked out again: the controls were (or its note
-    /// was set up), so the stop, the slack or the ear's correction may have moved. While
-    /// the controls are held, so is its frequency, and working it out cost about 30
-    /// instructions a sample.
+    /// The waveguide's loop length must be worked out again: the controls were worked out
+    /// (or its note set up), so the stop, the slack or the ear's correction may have moved.
+    /// While the controls are held, so is its frequency; working it out each sample cost
+    /// about 30 instructions.
     waveguide_pitch_stale: bool,
     engine: StringEngine,
     /// matusiak2025's ribbon bow on the note's string, when it is the bow.
