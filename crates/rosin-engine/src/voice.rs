@@ -1376,6 +1376,9 @@ impl StringVoice {
         }
     }
 
+    // Every sample calls it: left out of line by the compiler, the call cost about 13
+    // instructions a voice-sample (docs/performance.md, *Two calls a sample inlined*).
+    #[inline(always)]
     fn track_silence(&mut self, output: f64) {
         if self.silence.observe(output) && self.phase() == Phase::Ringing {
             if self.keep_alive {

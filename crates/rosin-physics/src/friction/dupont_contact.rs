@@ -297,7 +297,10 @@ impl BowContact {
     /// `evaluations` of the law: with the rate and force it `accepted` there, or else from
     /// the fallback. Records the statistics and commits the bristle's state. Shared by
     /// [`BowContact::solve`] and the lanes' solve (`dupont_lanes`).
+    // Every contact's every sample ends here: out of line, its seven arguments cost about
+    // 39 instructions a voice-sample (docs/performance.md, *Two calls a sample inlined*).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(crate) fn finish(&mut self, input: &ContactInput, noise: f64, mut v: f64, mut z: f64, accepted: Option<(f64, f64)>, iterations: usize, evaluations: usize) -> ContactOutput {
         let converged = accepted.is_some();
         let evaluations = std::cell::Cell::new(evaluations);
