@@ -176,9 +176,6 @@ fn the_mod_wheel_gives_vibrato_of_the_set_depth_and_rate() {
     assert!((period_s - 0.2).abs() < 0.002, "vibrato period {period_s:.4} s");
 }
 
-/// With *Vibrato Delay*, a new note's vibrato waits that long, grows in over as long again,
-/// then swings its full depth; a legato note in Mono Legato keeps the vibrato it has. At 0
-/// (the default) the vibrato is there from note-on, as above.
 /// Renders `seconds` sample by sample and returns the most voice `voice`'s pitch strayed
 /// from its note over them (semitones): its vibrato's swing over that stretch.
 fn vibrato_swing_st(engine: &mut Engine, voice: usize, seconds: f64) -> f64 {
@@ -192,6 +189,9 @@ fn vibrato_swing_st(engine: &mut Engine, voice: usize, seconds: f64) -> f64 {
     most
 }
 
+/// With *Vibrato Delay*, a new note's vibrato waits that long, grows in over as long again,
+/// then swings its full depth; a legato note in Mono Legato keeps the vibrato it has. At 0
+/// (the default) the vibrato is there from note-on, as above.
 #[test]
 fn a_new_notes_vibrato_waits_for_vibrato_delay_then_grows_in() {
     let c = Controls { vibrato_depth_cents: 40.0, vibrato_rate_hz: 5.0, vibrato_delay_ms: 150.0, play_mode: PlayMode::MonoLegato as u8 as f64, ..Controls::default() };
