@@ -10,7 +10,8 @@ use rosin_physics::string::tuning::midi_key_to_hz;
 use rosin_engine::render::{render, Timeline, TimelineItem};
 use rosin_engine::ribbon::BowModel;
 use rosin_engine::voice::{Phase, SOFTEST_FORCE_SHARE};
-use rosin_engine::voices::{Engine, NoteEvent, NotePattern, MAX_VOICES};
+use rosin_engine::voice::NoteId;
+use rosin_engine::voices::{Engine, NoteEvent, NotePattern, MAX_VOICES, MOST_VOICES};
 
 fn note_on(engine: &mut Engine, key: u8, velocity: f64) {
     engine.handle_event(&NoteEvent::NoteOn { note: note_id(key), velocity });
@@ -286,6 +287,64 @@ fn voices_solved_side_by_side_sound_as_voices_solved_alone() {
         checked += 1;
     }
     assert_eq!(checked, 2);
+}
+
+/// An engine built with sixty-four string voices (issue 16's case, which `cargo bench
+/// --bench string_voice` plays; the plugin's engine has sixteen) sounds sixty-four notes
+/// at once, steals the oldest at the sixty-fifth, and gives every sample the bits of each
+/// voice solved alone. The sounding voices are the bits of a `u64`: voices past the
+/// thirty-second are grouped eight at a time like the first, and the high notes' later
+/// steps (MIDI 78 up takes two a sample, 90 up four) fill rounds of their own.
+#[test]
+fn an_engine_of_sixty_four_voices_sounds_them_all_as_voices_solved_alone() {
+    let rate = 48_000.0;
+    let at = |s: f64| (s * rate) as u64;
+    // MIDI 36 to 96 evenly, as the bench: three keys twice, so each note on a channel of
+    // its own in turn.
+    let note = |i: usize| NoteId { channel: (i % 16) as u8, note: 36 + ((60 * i + 31) / 63) as u8, voice_id: None };
+    let mut timeline = Timeline::default();
+    for i in 0..64 {
+        timeline.push(at(0.002 * i as f64), TimelineItem::Note(NoteEvent::NoteOn { note: note(i), velocity: 0.5 + 0.007 * i as f64 }));
+    }
+    let sixty_fifth = NoteId { channel: 5, note: 61, voice_id: None };
+    timeline.push(at(0.3), TimelineItem::Note(NoteEvent::NoteOn { note: sixty_fifth, velocity: 0.8 }));
+    for i in (1..64).step_by(5) {
+        timeline.push(at(0.33 + 0.002 * i as f64), TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(note(i)) }));
+    }
+    let length = at(0.45);
+    let controls = Controls::default();
+
+    let mut engine = Engine::with_voices(rate, MOST_VOICES);
+    render(&mut engine, &mut controls.clone(), &timeline, at(0.29), 256);
+    assert_eq!(engine.voices().len(), MOST_VOICES);
+    let bowing = engine.voices().iter().filter(|v| v.phase() == Phase::Bowing && !v.is_asleep()).count();
+    let oversampled = engine.voices().iter().filter(|v| v.oversampling() == 4).count();
+    assert_eq!(bowing, 64, "{bowing} of the sixty-four notes bowing");
+    // Each string has slipped under its bow: every voice, the last too, was ticked.
+    let still = engine.voices().iter().filter(|v| v.intonation().slips() == 0).count();
+    assert_eq!(still, 0, "{still} of the sixty-four strings never slipped");
+    assert!(oversampled >= 2, "{oversampled} voices at four times the rate: their third and fourth steps never met in the lanes");
+    let mut sixty_five = Engine::with_voices(rate, MOST_VOICES);
+    render(&mut sixty_five, &mut controls.clone(), &timeline, at(0.31), 256);
+    assert_eq!(sixty_five.active_voice_count(), 64);
+    let mut reported = Vec::new();
+    sixty_five.drain_terminated(|n| reported.push(n));
+    assert_eq!(reported, vec![note(0)], "the oldest note is the one stolen");
+
+    let laned = render(&mut Engine::with_voices(rate, MOST_VOICES), &mut controls.clone(), &timeline, length, 256);
+    let mut alone = Engine::with_voices(rate, MOST_VOICES);
+    alone.set_contact_lanes(false);
+    let reference = render(&mut alone, &mut controls.clone(), &timeline, length, 256);
+    assert!(peak(&reference) > 0.05, "nothing sounded");
+    let first_difference = laned.iter().zip(&reference).position(|(a, b)| a.to_bits() != b.to_bits());
+    assert!(first_difference.is_none(), "the lanes differ from sample {first_difference:?} on");
+}
+
+/// An engine has one to [`MOST_VOICES`] string voices.
+#[test]
+#[should_panic(expected = "string voices")]
+fn an_engine_of_more_than_sixty_four_voices_is_refused() {
+    Engine::with_voices(48_000.0, MOST_VOICES + 1);
 }
 
 /// The ribbon bows' contacts solved two at a time (their Newtons in step) give every sample

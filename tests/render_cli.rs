@@ -24,10 +24,14 @@ fn read_wav(path: &PathBuf) -> (hound::WavSpec, Vec<f32>) {
 /// Writes a format-0 MIDI file to a temporary path: at 96 ticks a beat and 120 bpm, `key`
 /// held at `velocity` for one beat (half a second).
 fn one_note_midi(name: &str, key: u8, velocity: u8) -> PathBuf {
-    let track = [0x00, 0x90, key, velocity, 0x60, 0x80, key, 0, 0x00, 0xFF, 0x2F, 0x00];
+    midi_file(name, &[0x00, 0x90, key, velocity, 0x60, 0x80, key, 0, 0x00, 0xFF, 0x2F, 0x00])
+}
+
+/// Writes a format-0 MIDI file of one `track` (96 ticks a beat) to a temporary path.
+fn midi_file(name: &str, track: &[u8]) -> PathBuf {
     let mut midi = b"MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60MTrk".to_vec();
     midi.extend_from_slice(&(track.len() as u32).to_be_bytes());
-    midi.extend_from_slice(&track);
+    midi.extend_from_slice(track);
     let path = temp_path(name);
     std::fs::write(&path, midi).unwrap();
     path
@@ -89,6 +93,64 @@ fn another_take_draws_the_bow_noise_anew() {
     std::fs::remove_file(input).ok();
 }
 
+/// Writes a format-0 MIDI file to a temporary path: `keys` begun together at velocity 90
+/// and held for a second.
+fn chord_midi(name: &str, keys: &[u8]) -> PathBuf {
+    let mut track = Vec::new();
+    for &key in keys {
+        track.extend_from_slice(&[0x00, 0x90, key, 90]);
+    }
+    for (i, &key) in keys.iter().enumerate() {
+        track.extend_from_slice(&if i == 0 { [0x81, 0x40, 0x80, key, 0].to_vec() } else { [0x00, 0x80, key, 0].to_vec() });
+    }
+    track.extend_from_slice(&[0x00, 0xFF, 0x2F, 0x00]);
+    midi_file(name, &track)
+}
+
+/// `--voices 20` sounds a chord of twenty notes whole, where the plugin's sixteen voices
+/// steal its first four: C3 to D#3, whose fundamentals no other note of the chord (E3 to
+/// G4) has, sound over its second half only with the twenty. `--voices 16` is the default,
+/// to the bit.
+#[test]
+fn more_voices_sound_a_larger_chord_whole() {
+    let keys: Vec<u8> = (48..68).collect();
+    let input = chord_midi("chord.mid", &keys);
+    let render = |voices: Option<&str>, name: &str| {
+        let out = temp_path(name);
+        let mut command = binary();
+        command.arg(&input).args(["--tail", "0", "-o"]).arg(&out);
+        if let Some(voices) = voices {
+            command.args(["--voices", voices]);
+        }
+        assert!(command.status().unwrap().success());
+        let (_, samples) = read_wav(&out);
+        std::fs::remove_file(out).ok();
+        samples.iter().step_by(2).map(|&s| s as f64).collect::<Vec<f64>>()
+    };
+    let (default, sixteen, twenty) = (render(None, "chord-default.wav"), render(Some("16"), "chord-16.wav"), render(Some("20"), "chord-20.wav"));
+    assert!(default.iter().zip(&sixteen).all(|(a, b)| a.to_bits() == b.to_bits()), "--voices 16 is not the default");
+    // The amplitude at each stolen note's fundamental over the chord's second half, through
+    // a Hann window (its neighbours a semitone away leak little through it).
+    let lowest = |signal: &[f64]| -> Vec<f64> {
+        let half = &signal[signal.len() / 2..];
+        let hann = |n: usize| 0.5 - 0.5 * (2.0 * std::f64::consts::PI * n as f64 / half.len() as f64).cos();
+        keys[..4]
+            .iter()
+            .map(|&key| {
+                let w = 2.0 * std::f64::consts::PI * rosin_physics::string::tuning::midi_key_to_hz(key as f64) / 48_000.0;
+                let (re, im) = half.iter().enumerate().fold((0.0, 0.0), |(re, im), (n, x)| (re + hann(n) * x * (w * n as f64).cos(), im - hann(n) * x * (w * n as f64).sin()));
+                4.0 * (re * re + im * im).sqrt() / half.len() as f64
+            })
+            .collect()
+    };
+    let (stolen, whole) = (lowest(&sixteen), lowest(&twenty));
+    for ((key, s), w) in keys.iter().zip(&stolen).zip(&whole) {
+        eprintln!("MIDI {key}: {w:.2e} with twenty voices, {s:.2e} with sixteen");
+        assert!(*w > 10.0 * s && *w > 1e-3, "MIDI {key}: {w:.2e} with twenty voices, {s:.2e} with sixteen");
+    }
+    std::fs::remove_file(input).ok();
+}
+
 #[test]
 fn bad_input_gets_a_clear_error() {
     for (args, message) in [
@@ -97,6 +159,8 @@ fn bad_input_gets_a_clear_error() {
         (vec!["--sample-rate", "8000"], "outside 22050"),
         (vec!["--frobnicate"], "unknown option"),
         (vec!["--take", "-1"], "not a whole number"),
+        (vec!["--voices", "0"], "from 1 to 64"),
+        (vec!["--voices", "65"], "from 1 to 64"),
     ] {
         let output = binary().args(&args).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "{args:?}");

@@ -22,12 +22,23 @@ pub fn sounding(controls: &Controls, keys: &[u8], velocity: f64, warm_s: f64) ->
 
 /// [`sounding`] at `rate_hz` instead of [`RATE`].
 pub fn sounding_at(rate_hz: f64, controls: &Controls, keys: &[u8], velocity: f64, warm_s: f64) -> Engine {
-    let mut engine = Engine::new(rate_hz);
+    warmed(Engine::new(rate_hz), controls, keys, velocity, warm_s)
+}
+
+/// [`sounding`] in an engine of `string_voices` voices ([`Engine::with_voices`]) rather
+/// than the plugin's sixteen.
+pub fn sounding_with_voices(string_voices: usize, controls: &Controls, keys: &[u8], velocity: f64, warm_s: f64) -> Engine {
+    warmed(Engine::with_voices(RATE, string_voices), controls, keys, velocity, warm_s)
+}
+
+/// `engine` with `controls`, sounding `keys` after `warm_s` of them. Each key is played on
+/// a channel of its own in turn (0 to 15), so that a key listed twice sounds twice.
+fn warmed(mut engine: Engine, controls: &Controls, keys: &[u8], velocity: f64, warm_s: f64) -> Engine {
     engine.set_controls(controls);
-    for &key in keys {
-        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: 0, note: key, voice_id: None }, velocity });
+    for (i, &key) in keys.iter().enumerate() {
+        engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: (i % 16) as u8, note: key, voice_id: None }, velocity });
     }
-    let mut warm = vec![0.0f32; (warm_s * rate_hz) as usize];
+    let mut warm = vec![0.0f32; (warm_s * engine.sample_rate_hz()) as usize];
     engine.render(&mut warm);
     engine
 }

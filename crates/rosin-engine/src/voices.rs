@@ -22,8 +22,13 @@ use rosin_physics::friction::dupont_lanes::LANES as CONTACT_LANES;
 use crate::view::lab::{LabRecorder, LAB_CHOOSE_SAMPLES};
 use rosin_physics::string::note_string::{GridCache, NoteStringDesign};
 
-/// How many string voices sound at once.
+/// How many string voices sound at once in the plugin ([`Engine::new`]).
 pub const MAX_VOICES: usize = 16;
+/// The most string voices an engine can be built with ([`Engine::with_voices`]): issue 16's
+/// sixty-four, which `benches/string_voice.rs` plays in one engine. The plugin keeps
+/// [`MAX_VOICES`] until sixty-four run at 4 x real time at its defaults
+/// (`docs/performance.md`, *Where it stands*).
+pub const MOST_VOICES: usize = 64;
 /// How many drum voices sound at once (each costs about a quarter of a core at full
 /// resolution and 48 kHz).
 pub const MAX_DRUM_VOICES: usize = 8;
@@ -117,7 +122,7 @@ pub struct Engine {
     declick_value: f64,
     declick_step: f64,
     /// Notes whose voices ended since the last [`Engine::drain_terminated`].
-    terminated: [Option<NoteId>; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
+    terminated: [Option<NoteId>; 2 * (MOST_VOICES + MAX_DRUM_VOICES)],
     terminated_count: usize,
     /// The loudest voice's bow contact, every sample, for the lab view.
     lab: Box<LabRecorder>,
@@ -126,15 +131,25 @@ pub struct Engine {
     contact_lanes: bool,
     /// Samples until the lab next looks for the loudest voice.
     lab_choose_in: usize,
+    /// The string voices' outputs and contact problems within a sample.
+    rounds: Rounds,
 }
 
 impl Engine {
-    /// Allocates every voice for `sample_rate_hz`. Nothing allocates after this.
+    /// Allocates every voice for `sample_rate_hz`: the plugin's [`MAX_VOICES`] string
+    /// voices. Nothing allocates after this.
     pub fn new(sample_rate_hz: f64) -> Self {
+        Self::with_voices(sample_rate_hz, MAX_VOICES)
+    }
+
+    /// [`Engine::new`] with `string_voices` string voices (1 to [`MOST_VOICES`]) instead of
+    /// the plugin's sixteen: the most notes its Poly mode sounds at once before it steals.
+    pub fn with_voices(sample_rate_hz: f64, string_voices: usize) -> Self {
         assert!(sample_rate_hz.is_finite() && sample_rate_hz > 0.0, "bad sample rate");
+        assert!((1..=MOST_VOICES).contains(&string_voices), "an engine has 1 to {MOST_VOICES} string voices, not {string_voices}");
         let controls = Controls::default();
         Self {
-            voices: (0..MAX_VOICES).map(|_| StringVoice::new(sample_rate_hz)).collect(),
+            voices: (0..string_voices).map(|_| StringVoice::new(sample_rate_hz)).collect(),
             drums: {
                 // Every drum voice has the same grids: measure them once, then copy.
                 let first = DrumVoice::new(sample_rate_hz);
@@ -173,12 +188,13 @@ impl Engine {
             gain: LinearRamp::control(db_to_gain(controls.output_gain_db), sample_rate_hz),
             declick_value: 0.0,
             declick_step: 0.0,
-            terminated: [None; 2 * (MAX_VOICES + MAX_DRUM_VOICES)],
+            terminated: [None; 2 * (MOST_VOICES + MAX_DRUM_VOICES)],
             terminated_count: 0,
             lab: Box::default(),
             lab_enabled: true,
             contact_lanes: true,
             lab_choose_in: 0,
+            rounds: Rounds { outputs: [0.0; MOST_VOICES], problems: [NO_CONTACT; MOST_VOICES] },
         }
         .with_default_grids()
     }
@@ -772,13 +788,12 @@ impl Engine {
                 play_modes::couple_strings(&mut self.voices, &controls);
             }
             let mut mix = 0.0;
-            let mut outputs = [0.0; MAX_VOICES];
-            let mut sounding = tick_voices(&mut self.voices, &mut outputs, self.contact_lanes);
+            let mut sounding = tick_voices(&mut self.voices, &mut self.rounds, self.contact_lanes);
             // The sounding voices, in order.
             while sounding != 0 {
                 let index = sounding.trailing_zeros() as usize;
                 sounding &= sounding - 1;
-                let (voice, output) = (&mut self.voices[index], outputs[index]);
+                let (voice, output) = (&mut self.voices[index], self.rounds.outputs[index]);
                 mix += output * voice.next_evening_gain();
                 if voice.take_heard_now() {
                     // Evened by what was heard of the note, gliding there.
@@ -897,7 +912,7 @@ impl Engine {
             return MAX_DRUM_VOICES;
         }
         match self.play_mode() {
-            PlayMode::Poly => MAX_VOICES,
+            PlayMode::Poly => self.voices.len(),
             PlayMode::FourStrings | PlayMode::MonoLegato => 1,
         }
     }
@@ -1188,10 +1203,12 @@ impl StringPool for Engine {
 /// until its last, so its steps after the first are solved beside the other oversampled
 /// voices' rather than alone.
 #[inline]
-fn tick_voices(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], lanes: bool) -> u32 {
-    const _: () = assert!(MAX_VOICES <= 32, "the sounding voices are one bit each of a u32");
-    let mut sounding: u32 = 0;
-    for (index, voice) in voices.iter().enumerate().take(MAX_VOICES) {
+fn tick_voices(voices: &mut [StringVoice], rounds: &mut Rounds, lanes: bool) -> u64 {
+    const _: () = assert!(MOST_VOICES <= 64, "the sounding voices are one bit each of a u64");
+    let mut sounding: u64 = 0;
+    // An engine has at most `MOST_VOICES` (`Engine::with_voices`). Bounding the loop by it
+    // as well (`take`) cost a lone voice 37 instructions a sample.
+    for (index, voice) in voices.iter().enumerate() {
         if !voice.is_free() && !voice.is_asleep() {
             sounding |= 1 << index;
         }
@@ -1204,11 +1221,11 @@ fn tick_voices(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], lane
         while rest != 0 {
             let index = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            outputs[index] = voices[index].tick();
+            rounds.outputs[index] = voices[index].tick();
         }
         return sounding;
     }
-    tick_in_rounds(voices, outputs, sounding);
+    tick_in_rounds(voices, rounds, sounding);
     sounding
 }
 
@@ -1216,15 +1233,15 @@ fn tick_voices(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], lane
 /// inlined: a call a sample costs less than the code it would add around a lone voice's
 /// sample in the engine's loop.
 #[inline(never)]
-fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], sounding: u32) {
+fn tick_in_rounds(voices: &mut [StringVoice], rounds: &mut Rounds, sounding: u64) {
     // The voices waiting for a contact (bit `i` for voice `i`), with their problems.
     let mut waiting = Waiting::default();
-    let mut problems = [NO_CONTACT; MAX_VOICES];
+    let Rounds { outputs, problems } = rounds;
     let mut rest = sounding;
     while rest != 0 {
         let index = rest.trailing_zeros() as usize;
         rest &= rest - 1;
-        record(index, voices[index].tick_begin::<true>(), outputs, &mut problems, &mut waiting);
+        record(index, voices[index].tick_begin::<true>(), outputs, problems, &mut waiting);
     }
     // A round takes every waiting voice a step; a voice waits again only for a step left
     // of its oversampling factor (at most `MAX_FACTOR` rounds). The ribbons go in pairs
@@ -1237,7 +1254,7 @@ fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], s
             round &= round - 1;
             let second = round & round.wrapping_neg();
             round &= round.wrapping_sub(1);
-            finish_ribbons(voices, first | second, outputs, &mut problems, &mut waiting);
+            finish_ribbons(voices, first | second, outputs, problems, &mut waiting);
         }
     }
     while waiting.points != 0 {
@@ -1258,7 +1275,7 @@ fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], s
                 *slot = Some((index, voice));
                 (after, offset) = (tail, index + 1);
             }
-            finish_group(&mut group, &inputs, outputs, &mut problems, &mut waiting);
+            finish_group(&mut group, &inputs, outputs, problems, &mut waiting);
         }
     }
 }
@@ -1266,7 +1283,7 @@ fn tick_in_rounds(voices: &mut [StringVoice], outputs: &mut [f64; MAX_VOICES], s
 /// Where a voice's sample stands: its output if done, else its next contact problem, and
 /// the voice marked waiting.
 #[inline(always)]
-fn record(index: usize, begun: Begun, outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut Waiting) {
+fn record(index: usize, begun: Begun, outputs: &mut [f64; MOST_VOICES], problems: &mut [ContactInput; MOST_VOICES], waiting: &mut Waiting) {
     match begun {
         Begun::Done(sample) => outputs[index] = sample,
         Begun::Contact(input) => {
@@ -1277,18 +1294,27 @@ fn record(index: usize, begun: Begun, outputs: &mut [f64; MAX_VOICES], problems:
     }
 }
 
+/// What the voices' samples hand the engine and the rounds, kept from sample to sample so
+/// that no sample clears it: each sounding voice's output, and each waiting point bow's
+/// contact problem (entry `i` for voice `i`). A sample writes the entries of the voices
+/// that sound before it reads them, and reads no other.
+struct Rounds {
+    outputs: [f64; MOST_VOICES],
+    problems: [ContactInput; MOST_VOICES],
+}
+
 /// The voices waiting for a contact (bit `i` for voice `i`): the point bows' (their
-/// problems in [`tick_in_rounds`]'s list) and the ribbons' (theirs in the ribbon).
+/// problems in [`Rounds`]) and the ribbons' (theirs in the ribbon).
 #[derive(Default)]
 struct Waiting {
-    points: u32,
-    ribbons: u32,
+    points: u64,
+    ribbons: u64,
 }
 
 /// Solves the contacts of the one or two ribbons in `pair` (bits, as [`Waiting`]'s)
 /// together, and takes each voice on ([`record`]).
 #[inline]
-fn finish_ribbons(voices: &mut [StringVoice], pair: u32, outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut Waiting) {
+fn finish_ribbons(voices: &mut [StringVoice], pair: u64, outputs: &mut [f64; MOST_VOICES], problems: &mut [ContactInput; MOST_VOICES], waiting: &mut Waiting) {
     let first = pair.trailing_zeros() as usize;
     let rest = pair & (pair - 1);
     if rest == 0 {
@@ -1310,7 +1336,7 @@ const NO_CONTACT: ContactInput = ContactInput { free_velocity_mps: 0.0, coupling
 /// Solves the contacts of the voices waiting in `group` (together, or one or two alone),
 /// and takes each voice on ([`record`]), emptying the group.
 #[inline]
-fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], inputs: &[ContactInput; CONTACT_LANES], outputs: &mut [f64; MAX_VOICES], problems: &mut [ContactInput; MAX_VOICES], waiting: &mut Waiting) {
+fn finish_group(group: &mut [Option<(usize, &mut StringVoice)>; CONTACT_LANES], inputs: &[ContactInput; CONTACT_LANES], outputs: &mut [f64; MOST_VOICES], problems: &mut [ContactInput; MOST_VOICES], waiting: &mut Waiting) {
     if group[2].is_none() {
         // One or two contacts are cheaper solved on their own, one after the other, with
         // the same bits: a group runs all its lanes (about 5,000 instructions a group of

@@ -8,7 +8,7 @@ use rosin_engine::controller::gesture_file::GestureRecording;
 use rosin_engine::controls::{self, Controls};
 use rosin_engine::presets::{self, PRESETS};
 use rosin_engine::render::{self, demo, midi_file, Timeline};
-use rosin_engine::voices::Engine;
+use rosin_engine::voices::{Engine, MAX_VOICES, MOST_VOICES};
 
 const USAGE: &str = "usage: rosin-render [MIDI_FILE] [options]
 
@@ -24,6 +24,8 @@ options:
       --tail SECONDS       render this long after the last event (default: 3)
       --take N             another take: every note draws its bow noise anew
                            (default: 0, the take every earlier build rendered)
+      --voices N           string voices that sound at once before the oldest is
+                           stolen, 1 to 64 (default: 16, the plugin's)
   -p, --preset NAME        start from a factory preset, e.g. --preset Cello (give it
                            before any --set)
   -s, --set ID=VALUE       set a parameter, e.g. --set bow_force=4.5 (repeatable)
@@ -39,11 +41,12 @@ struct Options {
     block_size: usize,
     tail_s: f64,
     take: u64,
+    string_voices: usize,
     controls: Controls,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
-    let mut options = Options { input: None, gestures: None, output: None, sample_rate_hz: 48_000.0, block_size: 512, tail_s: 3.0, take: 0, controls: Controls::default() };
+    let mut options = Options { input: None, gestures: None, output: None, sample_rate_hz: 48_000.0, block_size: 512, tail_s: 3.0, take: 0, string_voices: MAX_VOICES, controls: Controls::default() };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
@@ -89,6 +92,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
                 let v = value(&arg)?;
                 options.take = v.parse().map_err(|_| format!("take '{v}' is not a whole number from 0"))?;
             }
+            "--voices" => {
+                let v = value(&arg)?;
+                options.string_voices = v.parse().ok().filter(|n| (1..=MOST_VOICES).contains(n)).ok_or_else(|| format!("voices '{v}' is not a whole number from 1 to {MOST_VOICES}"))?;
+            }
             "-s" | "--set" => {
                 let v = value(&arg)?;
                 let (id, number) = v.split_once('=').ok_or_else(|| format!("--set takes ID=VALUE, got '{v}'"))?;
@@ -129,7 +136,7 @@ fn run(options: Options) -> Result<(), String> {
         (Some(path), _) | (None, Some(path)) => path.with_extension("wav"),
         (None, None) => PathBuf::from("rosin-demo.wav"),
     });
-    let mut engine = Engine::new(rate);
+    let mut engine = Engine::with_voices(rate, options.string_voices);
     engine.set_take(options.take);
     let mut controls = options.controls;
     let samples = render::render(&mut engine, &mut controls, &timeline, length, options.block_size);

@@ -13,7 +13,7 @@ use crate::voice::{StringEngine, StringVoice};
 use rosin_physics::bow::contact::FrictionModel;
 use rosin_physics::friction::dupont::ElastoPlasticParams;
 use rosin_physics::waveguide::WaveguideString;
-use crate::voices::{Engine, MAX_VOICES};
+use crate::voices::{Engine, MOST_VOICES};
 
 /// Points along each drawn string.
 pub const VIEW_STRING_POINTS: usize = 192;
@@ -326,7 +326,7 @@ fn capture_lab(engine: &Engine, view: &mut LabView) {
 /// [`VIEW_STRINGS`], oldest first so lanes stay put) and the newest sounding drum.
 pub fn capture(engine: &Engine, snapshot: &mut ViewSnapshot) {
     let voices = engine.voices();
-    let mut order = [0usize; MAX_VOICES];
+    let mut order = [0usize; MOST_VOICES];
     let mut count = 0;
     for (i, voice) in voices.iter().enumerate() {
         if !voice.is_free() && count < order.len() {
