@@ -31,8 +31,9 @@
 # counts*). `--time` runs the paths the machine itself takes.
 #
 # Needs valgrind (Debian's `valgrind` package; installed when missing, as scripts/test.sh
-# installs what it needs). Takes about ten minutes, most of it the ring-outs; a profile
-# about two, and its build with line tables (in target/profile) a few more the first time.
+# installs what it needs). Takes about half an hour: the held notes about 6 minutes, the
+# ring-outs of the silence cases the rest; a profile about two, and its build with line
+# tables (in target/profile) a few more the first time.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
