@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn binary() -> Command {
@@ -65,26 +65,24 @@ fn renders_a_midi_file_with_parameters() {
     std::fs::remove_file(out).ok();
 }
 
+/// Renders the MIDI file `input` with `args` through a temporary WAV named `name`, and
+/// returns its samples (stereo, interleaved).
+fn render_midi(input: &Path, args: &[&str], name: &str) -> Vec<f32> {
+    let out = temp_path(name);
+    assert!(binary().arg(input).args(args).arg("-o").arg(&out).status().unwrap().success(), "rosin-render {args:?}");
+    let (_, samples) = read_wav(&out);
+    std::fs::remove_file(out).ok();
+    samples
+}
+
 /// `--take 1` plays the same note again with its bow noise drawn anew: another waveform,
 /// as loud; `--take 0` is the default take, to the bit.
 #[test]
 fn another_take_draws_the_bow_noise_anew() {
     let input = one_note_midi("take.mid", 55, 90);
-    let render = |take: Option<&str>, name: &str| {
-        let out = temp_path(name);
-        let mut command = binary();
-        command.arg(&input).args(["--tail", "0.1", "-o"]).arg(&out);
-        if let Some(take) = take {
-            command.args(["--take", take]);
-        }
-        assert!(command.status().unwrap().success());
-        let (_, samples) = read_wav(&out);
-        std::fs::remove_file(out).ok();
-        samples
-    };
-    let default = render(None, "take-default.wav");
-    let zero = render(Some("0"), "take-0.wav");
-    let one = render(Some("1"), "take-1.wav");
+    let default = render_midi(&input, &["--tail", "0.1"], "take-default.wav");
+    let zero = render_midi(&input, &["--tail", "0.1", "--take", "0"], "take-0.wav");
+    let one = render_midi(&input, &["--tail", "0.1", "--take", "1"], "take-1.wav");
     assert_eq!(default, zero, "take 0 is the default take");
     assert_ne!(default, one, "take 1 draws other noise");
     let rms = |s: &[f32]| (s.iter().map(|&x| (x as f64).powi(2)).sum::<f64>() / s.len() as f64).sqrt();
@@ -115,19 +113,10 @@ fn chord_midi(name: &str, keys: &[u8]) -> PathBuf {
 fn more_voices_sound_a_larger_chord_whole() {
     let keys: Vec<u8> = (48..68).collect();
     let input = chord_midi("chord.mid", &keys);
-    let render = |voices: Option<&str>, name: &str| {
-        let out = temp_path(name);
-        let mut command = binary();
-        command.arg(&input).args(["--tail", "0", "-o"]).arg(&out);
-        if let Some(voices) = voices {
-            command.args(["--voices", voices]);
-        }
-        assert!(command.status().unwrap().success());
-        let (_, samples) = read_wav(&out);
-        std::fs::remove_file(out).ok();
-        samples.iter().step_by(2).map(|&s| s as f64).collect::<Vec<f64>>()
-    };
-    let (default, sixteen, twenty) = (render(None, "chord-default.wav"), render(Some("16"), "chord-16.wav"), render(Some("20"), "chord-20.wav"));
+    let render = |args: &[&str], name: &str| render_midi(&input, args, name).iter().step_by(2).map(|&s| s as f64).collect::<Vec<f64>>();
+    let default = render(&["--tail", "0"], "chord-default.wav");
+    let sixteen = render(&["--tail", "0", "--voices", "16"], "chord-16.wav");
+    let twenty = render(&["--tail", "0", "--voices", "20"], "chord-20.wav");
     assert!(default.iter().zip(&sixteen).all(|(a, b)| a.to_bits() == b.to_bits()), "--voices 16 is not the default");
     // The amplitude at each stolen note's fundamental over the chord's second half, through
     // a Hann window (its neighbours a semitone away leak little through it).
