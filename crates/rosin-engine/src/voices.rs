@@ -1238,7 +1238,7 @@ fn tick_voices(voices: &mut [StringVoice], rounds: &mut Rounds, lanes: bool) -> 
 /// then has the three-operand encodings and, with AVX-512, 32 registers. It performs the
 /// same operations in the same order (Rust fuses no multiply-add unasked), so it gives the
 /// same bits on every path; `tests/engine.rs` compares it with the voices ticked alone,
-/// which the baseline build does. About 3 % less time for the sixty-four, and 1.7 % fewer
+/// which the baseline build does. 1 to 3 % less time for the sixty-four, and 1.7 % fewer
 /// instructions on its AVX2 path (`docs/performance.md`, *The voices' sample compiled for
 /// AVX2 and AVX-512*).
 #[inline(never)]
