@@ -121,16 +121,9 @@ fn more_voices_sound_a_larger_chord_whole() {
     // The amplitude at each stolen note's fundamental over the chord's second half, through
     // a Hann window (its neighbours a semitone away leak little through it).
     let lowest = |signal: &[f64]| -> Vec<f64> {
-        let half = &signal[signal.len() / 2..];
-        let hann = |n: usize| 0.5 - 0.5 * (2.0 * std::f64::consts::PI * n as f64 / half.len() as f64).cos();
-        keys[..4]
-            .iter()
-            .map(|&key| {
-                let w = 2.0 * std::f64::consts::PI * rosin_physics::string::tuning::midi_key_to_hz(key as f64) / 48_000.0;
-                let (re, im) = half.iter().enumerate().fold((0.0, 0.0), |(re, im), (n, x)| (re + hann(n) * x * (w * n as f64).cos(), im - hann(n) * x * (w * n as f64).sin()));
-                4.0 * (re * re + im * im).sqrt() / half.len() as f64
-            })
-            .collect()
+        let half = common::hann_windowed(&signal[signal.len() / 2..]);
+        let amplitude = |key: u8| 4.0 * common::dft_power(&half, 48_000.0, rosin_physics::string::tuning::midi_key_to_hz(key as f64)).sqrt() / half.len() as f64;
+        keys[..4].iter().map(|&key| amplitude(key)).collect()
     };
     let (stolen, whole) = (lowest(&sixteen), lowest(&twenty));
     for ((key, s), w) in keys.iter().zip(&stolen).zip(&whole) {

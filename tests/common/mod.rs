@@ -100,24 +100,28 @@ impl TestRng {
     }
 }
 
+/// `signal` through a Hann window (zero at both ends).
+pub fn hann_windowed(signal: &[f64]) -> Vec<f64> {
+    signal.iter().enumerate().map(|(i, x)| x * (0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / (signal.len() - 1) as f64).cos())).collect()
+}
+
+/// The squared magnitude of `signal`'s discrete-time Fourier transform at `frequency_hz`.
+pub fn dft_power(signal: &[f64], sample_rate_hz: f64, frequency_hz: f64) -> f64 {
+    let w = 2.0 * std::f64::consts::PI * frequency_hz / sample_rate_hz;
+    let (mut re, mut im) = (0.0, 0.0);
+    for (i, x) in signal.iter().enumerate() {
+        let (s, c) = (w * i as f64).sin_cos();
+        re += x * c;
+        im -= x * s;
+    }
+    re * re + im * im
+}
+
 /// The frequency of the strongest spectral peak near `guess_hz` in `signal`, by a
 /// zero-padded DFT scan refined with a parabola (resolution far below a cent for seconds of signal).
 pub fn peak_frequency_hz(signal: &[f64], sample_rate_hz: f64, guess_hz: f64) -> f64 {
-    let window: Vec<f64> = signal
-        .iter()
-        .enumerate()
-        .map(|(i, x)| x * (0.5 - 0.5 * (2.0 * std::f64::consts::PI * i as f64 / (signal.len() - 1) as f64).cos()))
-        .collect();
-    let power = |f: f64| {
-        let w = 2.0 * std::f64::consts::PI * f / sample_rate_hz;
-        let (mut re, mut im) = (0.0, 0.0);
-        for (i, x) in window.iter().enumerate() {
-            let (s, c) = (w * i as f64).sin_cos();
-            re += x * c;
-            im -= x * s;
-        }
-        re * re + im * im
-    };
+    let window = hann_windowed(signal);
+    let power = |f: f64| dft_power(&window, sample_rate_hz, f);
     let resolution = sample_rate_hz / signal.len() as f64;
     let mut best = guess_hz;
     let mut step = resolution;
