@@ -5,11 +5,17 @@
 pub const MAX_FACTOR: usize = 4;
 const TAPS_PER_PHASE: usize = 16;
 const MAX_TAPS: usize = TAPS_PER_PHASE * MAX_FACTOR;
+/// The dot product's partial sums: eight chains of additions side by side, where one chain
+/// of 32 or 64 dependent additions held every oversampled voice's output waiting (see
+/// [`Decimator::output`]). A filter's length is a multiple of it.
+const PARTIAL_SUMS: usize = 8;
 
 /// A fixed-size FIR decimator. Factor 1 is a pass-through.
 #[derive(Clone, Debug)]
 pub struct Decimator {
     factor: usize,
+    /// The filter's taps, the newest sample's last: `taps[len - 1 - i]` weighs `x[n - i]`,
+    /// so that they run in the order of the history's run.
     taps: [f64; MAX_TAPS],
     /// The last `len` samples, written twice (at `i` and `i + len`), so that the newest
     /// `len` always lie in one run, `history[write..write + len]`: no index wraps. At
@@ -38,6 +44,7 @@ impl Decimator {
             }
             let sum: f64 = taps.iter().sum();
             taps.iter_mut().for_each(|t| *t /= sum);
+            taps[..len].reverse();
         }
         Self { factor, taps, history: [0.0; 2 * MAX_TAPS], write: 0 }
     }
@@ -73,14 +80,29 @@ impl Decimator {
             return self.history[0];
         }
         let len = TAPS_PER_PHASE * self.factor;
-        // The newest `len` samples in order, oldest first: `newest[len - 1 - i]` is x[n - i].
+        // The newest `len` samples in order, oldest first, each under its tap. Eight partial
+        // sums, each over every eighth product, then joined in pairs: the core overlaps
+        // eight chains of four or eight additions where one chain of `len` kept it waiting
+        // (the sum rounds differently from one chain, by about one unit in the last place
+        // of an f64: the voice's output, and the drive of a play mode's strings in
+        // sympathy, which reads it; `docs/performance.md`).
         let newest = &self.history[self.write..self.write + len];
-        let mut acc = 0.0;
-        for (tap, sample) in self.taps[..len].iter().zip(newest.iter().rev()) {
-            acc += tap * sample;
+        let mut partial = [0.0; PARTIAL_SUMS];
+        for (taps, samples) in self.taps[..len].chunks_exact(PARTIAL_SUMS).zip(newest.chunks_exact(PARTIAL_SUMS)) {
+            for j in 0..PARTIAL_SUMS {
+                partial[j] += taps[j] * samples[j];
+            }
         }
-        acc
+        join_in_pairs(partial)
     }
+}
+
+/// `((p0 + p4) + (p2 + p6)) + ((p1 + p5) + (p3 + p7))`: the sum of eight partial sums, in
+/// an order fixed here so that every build (vector width) adds them alike.
+#[inline(always)]
+fn join_in_pairs(p: [f64; PARTIAL_SUMS]) -> f64 {
+    let q = [p[0] + p[4], p[1] + p[5], p[2] + p[6], p[3] + p[7]];
+    (q[0] + q[2]) + (q[1] + q[3])
 }
 
 #[cfg(test)]
@@ -105,8 +127,10 @@ mod tests {
         (2.0 * energy / count).sqrt()
     }
 
-    /// The filter as first written (a ring of `len` samples, each index wrapped): the
-    /// mirrored ring must give the same output to the last bit.
+    /// The filter over a ring of `len` samples, each index wrapped, in the same eight
+    /// partial sums: the mirrored ring must give the same output to the last bit. And the
+    /// filter as first written, one chain of additions from the newest sample back: the
+    /// partial sums differ from it only by rounding.
     #[test]
     fn the_mirrored_ring_sums_exactly_as_the_wrapped_one() {
         for factor in [1, 2, 4] {
@@ -121,12 +145,23 @@ mod tests {
                 ring[write] = x - 0.5;
                 write = (write + 1) % len;
                 if n % factor == 0 {
+                    // `ring[write]` is the oldest sample, under the first tap.
                     let expected = if factor == 1 {
                         ring[(write + len - 1) % len]
                     } else {
-                        (0..len).fold(0.0, |acc, i| acc + d.taps[i] * ring[(write + len - 1 - i) % len])
+                        let mut partial = [0.0; PARTIAL_SUMS];
+                        for i in 0..len {
+                            partial[i % PARTIAL_SUMS] += d.taps[i] * ring[(write + i) % len];
+                        }
+                        join_in_pairs(partial)
                     };
                     assert_eq!(d.output().to_bits(), expected.to_bits(), "factor {factor}, sample {n}");
+                    if factor == 1 {
+                        continue;
+                    }
+                    let one_chain = (0..len).fold(0.0, |acc, i| acc + d.taps[len - 1 - i] * ring[(write + len - 1 - i) % len]);
+                    let scale: f64 = (0..len).map(|i| (d.taps[i] * ring[(write + i) % len]).abs()).sum();
+                    assert!((d.output() - one_chain).abs() <= 1e-15 * scale, "factor {factor}, sample {n}: {} against {one_chain}", d.output());
                 }
             }
         }

@@ -30,6 +30,10 @@ pub struct StiffString<S: StringSample = f64> {
     coefficients: StencilCoefficients<S>,
     /// `k^2 / (rho A (1 + sigma0 k))`: from a force density to a displacement.
     force_to_displacement: f64,
+    /// The bridge force's two terms per displacement ([`StiffString::bridge_force_n`]):
+    /// `-T / h` on the last node's, `EI / h^3` on the one-sided third difference's.
+    bridge_tension_n_per_m: f64,
+    bridge_bending_n_per_m: f64,
     /// Nodes `-1 ..= N + 1` are stored at `0 ..= N + 2`: ghost nodes carry the simply
     /// supported condition `u_{-1} = -u_1`, `u_{N+1} = -u_{N-1}`.
     next: Box<[S]>,
@@ -70,6 +74,8 @@ impl<S: StringSample> StiffString<S> {
             material,
             coefficients: StencilCoefficients::default(),
             force_to_displacement: 0.0,
+            bridge_tension_n_per_m: 0.0,
+            bridge_bending_n_per_m: 0.0,
             next: vec![S::ZERO; len].into_boxed_slice(),
             current: vec![S::ZERO; len].into_boxed_slice(),
             previous: vec![S::ZERO; len].into_boxed_slice(),
@@ -143,6 +149,9 @@ impl<S: StringSample> StiffString<S> {
             previous_neighbour: S::from_f64(-s * norm),
         };
         self.force_to_displacement = k * k * norm / self.material.linear_density_kg_per_m;
+        let rho_a = self.material.linear_density_kg_per_m;
+        self.bridge_tension_n_per_m = -(rho_a * g.wave_speed_mps.powi(2)) / h;
+        self.bridge_bending_n_per_m = rho_a * g.kappa_m2_per_s.powi(2) / (h * h * h);
     }
 
     /// The most intervals a grid may have here (see [`Self::with_capacity`]).
@@ -334,15 +343,17 @@ impl<S: StringSample> StiffString<S> {
 
     /// The transverse force of the string on the bridge (node `N`):
     /// `T u_x(L) - EI u_xxx(L)`, from one-sided differences at the support.
+    ///
+    /// Its two terms' factors are worked out with the stencil's coefficients, so that a
+    /// sample multiplies where it divided twice (rounded once more each: the output, and
+    /// the drive of a play mode's strings in sympathy, move by about one unit in the last
+    /// place of an f64; `docs/performance.md`).
+    #[inline]
     pub fn bridge_force_n(&self) -> f64 {
         let n = self.grid.intervals;
-        let h = self.spacing_m;
-        let rho_a = self.material.linear_density_kg_per_m;
-        let tension = rho_a * self.grid.wave_speed_mps.powi(2);
-        let bending = rho_a * self.grid.kappa_m2_per_s.powi(2);
         let u1 = self.current[GHOST + n - 1].to_f64();
         let u2 = self.current[GHOST + n - 2].to_f64();
-        -tension * u1 / h + bending * (u2 - 2.0 * u1) / (h * h * h)
+        self.bridge_tension_n_per_m * u1 + self.bridge_bending_n_per_m * (u2 - 2.0 * u1)
     }
 
     /// The scheme's conserved energy when lossless (J): kinetic plus potential terms over
