@@ -9,6 +9,7 @@ const MAX_TAPS: usize = TAPS_PER_PHASE * MAX_FACTOR;
 /// of 32 or 64 dependent additions held every oversampled voice's output waiting (see
 /// [`Decimator::output`]). A filter's length is a multiple of it.
 const PARTIAL_SUMS: usize = 8;
+const _: () = assert!(TAPS_PER_PHASE % PARTIAL_SUMS == 0, "the partial sums cover every tap");
 
 /// A fixed-size FIR decimator. Factor 1 is a pass-through.
 #[derive(Clone, Debug)]
