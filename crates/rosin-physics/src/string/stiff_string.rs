@@ -149,9 +149,16 @@ impl<S: StringSample> StiffString<S> {
             previous_neighbour: S::from_f64(-s * norm),
         };
         self.force_to_displacement = k * k * norm / self.material.linear_density_kg_per_m;
+        let (tension, bending) = self.tension_and_bending();
+        self.bridge_tension_n_per_m = -tension / h;
+        self.bridge_bending_n_per_m = bending / (h * h * h);
+    }
+
+    /// The string's tension `T = rho A c^2` (N) and bending stiffness `EI = rho A kappa^2`
+    /// (N m^2).
+    fn tension_and_bending(&self) -> (f64, f64) {
         let rho_a = self.material.linear_density_kg_per_m;
-        self.bridge_tension_n_per_m = -(rho_a * g.wave_speed_mps.powi(2)) / h;
-        self.bridge_bending_n_per_m = rho_a * g.kappa_m2_per_s.powi(2) / (h * h * h);
+        (rho_a * self.grid.wave_speed_mps.powi(2), rho_a * self.grid.kappa_m2_per_s.powi(2))
     }
 
     /// The most intervals a grid may have here (see [`Self::with_capacity`]).
@@ -363,8 +370,7 @@ impl<S: StringSample> StiffString<S> {
         let h = self.spacing_m;
         let k = self.grid.time_step_s;
         let rho_a = self.material.linear_density_kg_per_m;
-        let tension = rho_a * self.grid.wave_speed_mps.powi(2);
-        let bending = rho_a * self.grid.kappa_m2_per_s.powi(2);
+        let (tension, bending) = self.tension_and_bending();
         let (u, p) = (&self.current, &self.previous);
         let (u, p) = (|i: usize| u[i].to_f64(), |i: usize| p[i].to_f64());
         let mut kinetic = 0.0;
