@@ -20,10 +20,10 @@ const STRINGS: [(&str, u8); 4] = [("G3", 55), ("D4", 62), ("A4", 69), ("E5", 76)
 /// Sixteen notes over the keyboard, from the low register to the top.
 const CHORD: [u8; 16] = [31, 36, 40, 43, 48, 52, 55, 60, 64, 67, 72, 76, 79, 84, 88, 96];
 
-/// Issue 16's sixty-four voices, spread evenly from MIDI 36 to 96 (three keys twice), in
-/// one engine of sixty-four ([`Engine::with_voices`]; the plugin's sounds sixteen).
-fn sixty_four_keys() -> Vec<u8> {
-    (0..64).map(|i| 36 + ((60 * i + 31) / 63) as u8).collect()
+/// `count` voices (2 to 64) spread evenly from MIDI 36 to 96, rounded to the nearest key:
+/// issue 16's sixty-four (three keys twice) when `count` is 64.
+fn spread_keys(count: usize) -> Vec<u8> {
+    (0..count).map(|i| 36 + ((60 * i + (count - 1) / 2) / (count - 1)) as u8).collect()
 }
 
 /// An engine already bowing `keys` in steady state.
@@ -31,13 +31,30 @@ fn bowing(keys: &[u8]) -> Engine {
     common::sounding(&Controls::default(), keys, 0.8, 0.5)
 }
 
-/// Seconds of audio per second of wall time for the sixty-four voices under `controls`,
-/// over `seconds` of audio.
-fn sixty_four_factor(controls: &Controls, seconds: f64) -> f64 {
-    let mut engine = common::sounding_with_voices(MOST_VOICES, controls, &sixty_four_keys(), 0.8, 0.5);
+/// Seconds of audio per second of wall time for `count` voices spread over MIDI 36 to 96
+/// ([`spread_keys`]) under `controls`, the *Voices* control at `count`, over `seconds` of
+/// audio.
+fn spread_factor(count: usize, controls: &Controls, seconds: f64) -> f64 {
+    let mut engine = common::sounding_with_voices(count, controls, &spread_keys(count), 0.8, 0.5);
     let sounding = engine.active_voice_count();
-    assert_eq!(sounding, 64, "the engine sounds {sounding} voices, not 64");
+    assert_eq!(sounding, count, "the engine sounds {sounding} voices, not {count}");
     common::real_time_factor(seconds, |buffer: &mut [f32]| engine.render(buffer))
+}
+
+/// Seconds of audio per second of wall time for issue 16's sixty-four voices under
+/// `controls`, over `seconds` of audio.
+fn sixty_four_factor(controls: &Controls, seconds: f64) -> f64 {
+    spread_factor(MOST_VOICES, controls, seconds)
+}
+
+/// What the *Voices* control costs at the defaults: 16, 32, 48 and 64 voices spread over
+/// MIDI 36 to 96, all held and bowed at once (the most a setting can cost).
+fn by_voice_count() {
+    println!("\nVoices spread over MIDI 36 to 96, all bowed at once, at the defaults (48 kHz):");
+    for count in [16, 32, 48, MOST_VOICES] {
+        let rtf = spread_factor(count, &Controls::default(), 1.0);
+        println!("  {count:2} voices: {rtf:6.2} x real time, {:6.1} ns per voice-sample, {:5.1} % of a core", 1e9 / (rtf * RATE * count as f64), 100.0 / rtf);
+    }
 }
 
 /// The sixty-four voices under each string engine and friction law, the rest at the
@@ -99,10 +116,12 @@ criterion_group!(benches, voices);
 fn main() {
     if std::env::args().any(|a| a == "sixty_four") {
         sixty_four_by_model();
+        by_voice_count();
         return;
     }
     benches();
     Criterion::default().configure_from_args().final_summary();
     summary();
     sixty_four_by_model();
+    by_voice_count();
 }

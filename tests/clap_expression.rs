@@ -137,12 +137,22 @@ fn note_expressions_and_poly_modulation_reach_only_their_voice() {
 }
 
 #[test]
-fn voice_capacity_is_reported_and_follows_the_playing_mode() {
+fn voice_capacity_is_reported_and_follows_the_voices_and_the_playing_mode() {
     let library = library();
     let mut instance = quiet_instance(&library);
     let (count, capacity, flags) = instance.voice_info().expect("clap.voice-info");
-    assert_eq!((count, capacity), (16, 16));
+    // Sixteen by default, of the sixty-four the *Voices* control can ask for.
+    assert_eq!((count, capacity), (16, 64));
     assert_ne!(flags & CLAP_VOICE_INFO_SUPPORTS_OVERLAPPING_NOTES, 0);
+    // *Voices* is a setting, not a lane to automate.
+    let voices_flags = instance.param_info_flags(clap_param_id("voices"));
+    assert_eq!(voices_flags & clap_sys::ext::params::CLAP_PARAM_IS_AUTOMATABLE, 0, "Voices is automatable");
+    assert_ne!(voices_flags & clap_sys::ext::params::CLAP_PARAM_IS_STEPPED, 0, "Voices is not a whole number");
+    let changes = instance.voice_info_changes();
+    // A stepped parameter's CLAP value counts its steps from the minimum, 1.
+    instance.process(BLOCK, &[(0, HostEvent::Param { id: clap_param_id("voices"), value: 39.0 })]);
+    assert_eq!(instance.voice_info().unwrap().0, 40, "Voices at 40");
+    assert!(instance.voice_info_changes() > changes, "the host was not told");
     let changes = instance.voice_info_changes();
     instance.process(BLOCK, &[(0, HostEvent::Param { id: clap_param_id("play_mode"), value: 2.0 })]);
     assert_eq!(instance.voice_info().unwrap().0, 1, "mono legato plays one voice");
@@ -198,10 +208,8 @@ fn every_preset_loads_plays_in_tune_and_round_trips() {
         // covers them.)
         // Choices are stepped: the host sees their index.
         for spec in controls::ALL.iter().filter(|s| s.taper != controls::Taper::Log) {
-            let expected = match spec.taper {
-                controls::Taper::Choice(_) => preset.value(spec),
-                _ => normalized(spec.id, preset.value(spec)),
-            };
+            // A stepped control's CLAP value is its step from the minimum (a choice's index).
+            let expected = if spec.is_stepped() { preset.value(spec) - spec.min } else { normalized(spec.id, preset.value(spec)) };
             let got = instance.param_value(clap_param_id(spec.id));
             assert!((got - expected).abs() < 1e-4, "{}: {} is {got}, not {expected}", preset.name, spec.id);
         }

@@ -65,6 +65,7 @@ const CONTRACT_IDS: &[&str] = &[
     "string_weight",
     "drum_radiation",
     "vibrato_delay",
+    "voices",
 ];
 
 fn library() -> ClapLibrary {
@@ -615,7 +616,7 @@ fn assert_state_holds(state: &[u8], controls: &rosin_engine::controls::Controls,
     for spec in controls::ALL {
         let saved = saved_value(state, spec.id).unwrap_or_else(|| panic!("{what}: {} is not in the state", spec.id));
         let wanted = controls.get(spec.id).unwrap();
-        let wanted = if matches!(spec.taper, controls::Taper::Choice(_)) { wanted.round() } else { wanted as f32 as f64 };
+        let wanted = if spec.is_stepped() { wanted.round() } else { wanted as f32 as f64 };
         assert_eq!(saved, wanted, "{what}: {} is {saved}, the preset sets {wanted}", spec.id);
     }
 }

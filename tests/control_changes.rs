@@ -183,7 +183,7 @@ fn worst_burst_sweeping(ids: &[&str], base: Controls, key: u8) -> (String, f64) 
                     Taper::Log => from * (to / from).powf(t),
                     _ => from + (to - from) * t,
                 };
-                controls.set(spec.id, if let Taper::Choice(_) = spec.taper { value.round() } else { value });
+                controls.set(spec.id, if spec.is_stepped() { value.round() } else { value });
                 engine.set_controls(controls);
                 let mut buffer = [0.0f32; BLOCK];
                 engine.render(&mut buffer);

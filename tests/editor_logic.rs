@@ -307,6 +307,10 @@ fn the_preset_bar_steps_round_the_list_and_marks_a_moved_control() {
     let mut chosen = violin;
     chosen.body = 2.0;
     assert!(differs_from(&violin, &chosen));
+    // *Voices* is the machine's, not the preset's: more of them is no change of the sound.
+    let mut more = violin;
+    more.voice_count = 40.0;
+    assert!(!differs_from(&violin, &more));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use rosin_engine::render::{render, Timeline, TimelineItem};
 use rosin_engine::ribbon::BowModel;
 use rosin_engine::voice::{Phase, SOFTEST_FORCE_SHARE};
 use rosin_engine::voice::NoteId;
-use rosin_engine::voices::{Engine, NoteEvent, NotePattern, MAX_VOICES, MOST_VOICES};
+use rosin_engine::voices::{Engine, NoteEvent, NotePattern, DEFAULT_VOICES, MOST_VOICES};
 
 fn note_on(engine: &mut Engine, key: u8, velocity: f64) {
     engine.handle_event(&NoteEvent::NoteOn { note: note_id(key), velocity });
@@ -117,11 +117,11 @@ fn note_off_lifts_the_bow_and_the_string_rings_until_freed() {
 fn the_oldest_voice_is_stolen() {
     let mut engine = Engine::new(44_100.0);
     let mut block = vec![0.0f32; 256];
-    for i in 0..=MAX_VOICES as u8 {
+    for i in 0..=DEFAULT_VOICES as u8 {
         note_on(&mut engine, 40 + i, 0.7);
         engine.render(&mut block);
     }
-    assert_eq!(engine.active_voice_count(), MAX_VOICES);
+    assert_eq!(engine.active_voice_count(), DEFAULT_VOICES);
     let mut reported = Vec::new();
     engine.drain_terminated(|n| reported.push(n.note));
     assert_eq!(reported, vec![40], "the first note is the one stolen");
@@ -129,6 +129,63 @@ fn the_oldest_voice_is_stolen() {
     // The steal is declicked: no jump in the output at the steal.
     let max_step = block.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f32::max);
     assert!(max_step < 0.2, "step of {max_step} after stealing");
+}
+
+/// The *Voices* control sets how many notes Poly sounds at once (issue 16): at 8 the ninth
+/// note steals the oldest, at 40 a chord of 40 sounds whole, and the capacity the host is
+/// told follows it. Lowered under a sounding chord, it lets the notes beyond it go as
+/// their note-offs would (they ring out, with no jump in the output) and gives new notes
+/// only the voices within it. The legato modes keep sixteen whatever it says.
+#[test]
+fn the_voices_control_sets_how_many_notes_poly_sounds() {
+    let rate = 48_000.0;
+    let mut block = vec![0.0f32; 256];
+    let chord = |engine: &mut Engine, notes: u8, block: &mut Vec<f32>| {
+        for i in 0..notes {
+            engine.handle_event(&NoteEvent::NoteOn { note: NoteId { channel: i % 16, note: 36 + i, voice_id: None }, velocity: 0.7 });
+            engine.render(block);
+        }
+    };
+    let mut eight = Engine::new(rate);
+    eight.set_controls(&Controls { voice_count: 8.0, ..Controls::default() });
+    assert_eq!(eight.voice_capacity(), 8);
+    chord(&mut eight, 9, &mut block);
+    assert_eq!(eight.active_voice_count(), 8);
+    let mut reported = Vec::new();
+    eight.drain_terminated(|n| reported.push(n.note));
+    assert_eq!(reported, vec![36], "the oldest note is the one stolen");
+
+    let forty = Controls { voice_count: 40.0, ..Controls::default() };
+    let mut engine = Engine::new(rate);
+    engine.set_controls(&forty);
+    assert_eq!(engine.voice_capacity(), 40);
+    chord(&mut engine, 40, &mut block);
+    let mut held = vec![0.0f32; (0.3 * rate) as usize];
+    engine.render(&mut held);
+    assert_eq!(engine.voices().iter().filter(|v| v.is_held()).count(), 40, "a chord of 40 sounds whole");
+    engine.drain_terminated(|_| panic!("no note of the chord is stolen"));
+
+    // Down to 8 under the chord: 32 notes let go, none cut.
+    let last = *held.last().unwrap();
+    engine.set_controls(&Controls { voice_count: 8.0, ..forty });
+    assert_eq!(engine.voice_capacity(), 8);
+    assert_eq!(engine.voices().iter().filter(|v| v.is_held()).count(), 8);
+    assert_eq!(engine.active_voice_count(), 40, "the notes let go ring out");
+    let mut after = vec![0.0f32; (0.2 * rate) as usize];
+    engine.render(&mut after);
+    let max_step = std::iter::once(last).chain(after.iter().copied()).collect::<Vec<_>>().windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f32::max);
+    let held_step = held.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f32::max);
+    assert!(max_step <= 1.5 * held_step, "a step of {max_step} after the notes were let go, {held_step} while held");
+    // A new note takes a voice within the eight.
+    note_on(&mut engine, 90, 0.7);
+    engine.render(&mut block);
+    let index = engine.voices().iter().position(|v| v.is_held() && v.note.note == 90).expect("the new note sounds");
+    assert!(index < 8, "the new note took voice {index}, beyond the eight");
+
+    let mono = Controls { voice_count: 1.0, play_mode: 2.0, ..Controls::default() };
+    let mut legato = Engine::new(rate);
+    legato.set_controls(&mono);
+    assert_eq!(legato.voice_capacity(), 1);
 }
 
 /// Seconds until the output's 10 ms RMS first reaches half its final level.
@@ -289,8 +346,8 @@ fn voices_solved_side_by_side_sound_as_voices_solved_alone() {
     assert_eq!(checked, 2);
 }
 
-/// An engine built with sixty-four string voices (issue 16's case, which `cargo bench
-/// --bench string_voice` plays; the plugin's engine has sixteen) sounds sixty-four notes
+/// An engine with the *Voices* control at sixty-four (issue 16's case, which `cargo bench
+/// --bench string_voice` plays; the control's default is sixteen) sounds sixty-four notes
 /// at once, steals the oldest at the sixty-fifth, and gives every sample the bits of each
 /// voice solved alone. The sounding voices are the bits of a `u64`: voices past the
 /// thirty-second are grouped eight at a time like the first, and the high notes' later
@@ -312,9 +369,9 @@ fn an_engine_of_sixty_four_voices_sounds_them_all_as_voices_solved_alone() {
         timeline.push(at(0.33 + 0.002 * i as f64), TimelineItem::Note(NoteEvent::NoteOff { pattern: NotePattern::exact(note(i)) }));
     }
     let length = at(0.45);
-    let controls = Controls::default();
+    let controls = Controls { voice_count: MOST_VOICES as f64, ..Controls::default() };
 
-    let mut engine = Engine::with_voices(rate, MOST_VOICES);
+    let mut engine = Engine::new(rate);
     render(&mut engine, &mut controls.clone(), &timeline, at(0.29), 256);
     assert_eq!(engine.voices().len(), MOST_VOICES);
     let bowing = engine.voices().iter().filter(|v| v.phase() == Phase::Bowing && !v.is_asleep()).count();
@@ -324,15 +381,15 @@ fn an_engine_of_sixty_four_voices_sounds_them_all_as_voices_solved_alone() {
     let still = engine.voices().iter().filter(|v| v.intonation().slips() == 0).count();
     assert_eq!(still, 0, "{still} of the sixty-four strings never slipped");
     assert!(oversampled >= 2, "{oversampled} voices at four times the rate: their third and fourth steps never met in the lanes");
-    let mut sixty_five = Engine::with_voices(rate, MOST_VOICES);
+    let mut sixty_five = Engine::new(rate);
     render(&mut sixty_five, &mut controls.clone(), &timeline, at(0.31), 256);
     assert_eq!(sixty_five.active_voice_count(), 64);
     let mut reported = Vec::new();
     sixty_five.drain_terminated(|n| reported.push(n));
     assert_eq!(reported, vec![note(0)], "the oldest note is the one stolen");
 
-    let laned = render(&mut Engine::with_voices(rate, MOST_VOICES), &mut controls.clone(), &timeline, length, 256);
-    let mut alone = Engine::with_voices(rate, MOST_VOICES);
+    let laned = render(&mut Engine::new(rate), &mut controls.clone(), &timeline, length, 256);
+    let mut alone = Engine::new(rate);
     alone.set_contact_lanes(false);
     let reference = render(&mut alone, &mut controls.clone(), &timeline, length, 256);
     assert!(peak(&reference) > 0.05, "nothing sounded");
@@ -340,12 +397,6 @@ fn an_engine_of_sixty_four_voices_sounds_them_all_as_voices_solved_alone() {
     assert!(first_difference.is_none(), "the lanes differ from sample {first_difference:?} on");
 }
 
-/// An engine has one to [`MOST_VOICES`] string voices.
-#[test]
-#[should_panic(expected = "string voices")]
-fn an_engine_of_more_than_sixty_four_voices_is_refused() {
-    Engine::with_voices(48_000.0, MOST_VOICES + 1);
-}
 
 /// The ribbon bows' contacts solved two at a time (their Newtons in step) give every sample
 /// the bits of each voice solved alone: ribbon chords of one to nine voices (pairs and a

@@ -18,6 +18,9 @@ fn scratch_dir(name: &str) -> std::path::PathBuf {
 fn random_controls(rng: &mut TestRng) -> Controls {
     Controls::from_lookup(|spec| match spec.taper {
         Taper::Choice(names) => (rng.next_u64() % names.len() as u64) as f64,
+        // The machine's settings are not the preset's: a file leaves them at the default.
+        _ if !spec.in_presets() => spec.default,
+        Taper::Whole => (spec.min + (spec.max - spec.min) * rng.unit()).round(),
         _ => spec.min + (spec.max - spec.min) * rng.unit(),
     })
 }
@@ -91,6 +94,25 @@ fn a_damaged_file_is_an_error_that_names_the_problem() {
 /// The factory presets written as files (for hosts' preset browsers) load as the menu sets
 /// them; a file that says something else is written again, one that matches is left alone,
 /// and hosts scanning at once (threads here, processes in life) all succeed.
+/// A preset holds the sound, not the machine's settings: *Voices* is neither written to a
+/// file nor to a factory preset's state, and choosing a preset leaves it where it was.
+#[test]
+fn a_preset_holds_the_sound_and_leaves_the_voices_alone() {
+    let forty = Controls { voice_count: 40.0, ..Controls::default() };
+    let text = user_presets::to_text(&forty);
+    assert!(!text.lines().any(|l| l.trim_start().starts_with(controls::VOICES.id)), "the file holds the voices:\n{text}");
+    for preset in PRESETS {
+        assert!(!preset.state_json("test").contains(&format!("\"{}\"", controls::VOICES.id)), "{}'s state holds the voices", preset.name);
+        let chosen = preset.chosen_over(&forty);
+        assert_eq!(chosen.voice_count, 40.0, "{} moved the voices", preset.name);
+        assert_eq!(Controls { voice_count: preset.controls().voice_count, ..chosen }, preset.controls(), "{} is not chosen whole", preset.name);
+    }
+    // A hand-edited file that names the voices loads; the editor leaves them alone.
+    let loaded = user_presets::parse("edited", &format!("{HEADER}\nvoices = 8\nbow_force = 3\n")).unwrap();
+    assert!(loaded.unknown_ids.is_empty());
+    assert_eq!(loaded.controls.bow_force_n, 3.0);
+}
+
 #[test]
 fn factory_presets_are_installed_as_files_that_load_as_the_menu_sets_them() {
     let dir = scratch_dir("factory");

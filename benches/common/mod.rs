@@ -25,10 +25,10 @@ pub fn sounding_at(rate_hz: f64, controls: &Controls, keys: &[u8], velocity: f64
     warmed(Engine::new(rate_hz), controls, keys, velocity, warm_s)
 }
 
-/// [`sounding`] in an engine of `string_voices` voices ([`Engine::with_voices`]) rather
-/// than the plugin's sixteen.
+/// [`sounding`] with the *Voices* control at `string_voices` rather than its default
+/// sixteen.
 pub fn sounding_with_voices(string_voices: usize, controls: &Controls, keys: &[u8], velocity: f64, warm_s: f64) -> Engine {
-    warmed(Engine::with_voices(RATE, string_voices), controls, keys, velocity, warm_s)
+    warmed(Engine::new(RATE), &Controls { voice_count: string_voices as f64, ..*controls }, keys, velocity, warm_s)
 }
 
 /// `engine` with `controls`, sounding `keys` after `warm_s` of them. Each key is played on

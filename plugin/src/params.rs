@@ -121,6 +121,8 @@ pub struct RosinParams {
     pub drum_radiation: FloatParam,
     #[id = "vibrato_delay"]
     pub vibrato_delay: FloatParam,
+    #[id = "voices"]
+    pub voices: IntParam,
 }
 
 /// Starting values that replace the specs' defaults for this process: set once by
@@ -158,10 +160,16 @@ fn choice(spec: &ControlSpec) -> IntParam {
         }))
 }
 
+/// An integer parameter for a count (a [`Taper::Whole`] control), shown as the number.
+fn whole(spec: &ControlSpec) -> IntParam {
+    assert!(spec.taper == Taper::Whole, "{} is not a count", spec.id);
+    IntParam::new(spec.name, start_value(spec) as i32, IntRange::Linear { min: spec.min as i32, max: spec.max as i32 }).with_unit(spec.unit)
+}
+
 /// A float parameter built from its control spec.
 fn param(spec: &ControlSpec) -> FloatParam {
     let range = match spec.taper {
-        Taper::Linear | Taper::Choice(_) => FloatRange::Linear { min: spec.min as f32, max: spec.max as f32 },
+        Taper::Linear | Taper::Choice(_) | Taper::Whole => FloatRange::Linear { min: spec.min as f32, max: spec.max as f32 },
         Taper::Log => FloatRange::Skewed {
             min: spec.min as f32,
             max: spec.max as f32,
@@ -176,7 +184,7 @@ fn param(spec: &ControlSpec) -> FloatParam {
     let formatter: Arc<dyn Fn(f32) -> String + Send + Sync> = match spec.taper {
         Taper::Log if spec.max / spec.min.max(1e-30) > 1e3 => Arc::new(|value| format!("{value:.3e}")),
         Taper::Log => Arc::new(|value| significant_digits(value, 4)),
-        Taper::Linear | Taper::Choice(_) => formatters::v2s_f32_rounded(if spec.max - spec.min >= 10.0 { 1 } else { 3 }),
+        Taper::Linear | Taper::Choice(_) | Taper::Whole => formatters::v2s_f32_rounded(if spec.max - spec.min >= 10.0 { 1 } else { 3 }),
     };
     FloatParam::new(spec.name, start_value(spec) as f32, range).with_unit(spec.unit).with_value_to_string(formatter)
 }
@@ -251,6 +259,7 @@ impl Default for RosinParams {
             string_weight: param(&controls::STRING_WEIGHT),
             drum_radiation: param(&controls::DRUM_RADIATION),
             vibrato_delay: param(&controls::VIBRATO_DELAY),
+            voices: whole(&controls::VOICES).non_automatable(),
         }
     }
 }
@@ -306,6 +315,7 @@ impl RosinParams {
             "string_weight" => Float(&self.string_weight),
             "drum_radiation" => Float(&self.drum_radiation),
             "vibrato_delay" => Float(&self.vibrato_delay),
+            "voices" => Int(&self.voices),
             _ => return None,
         })
     }

@@ -19,7 +19,7 @@ use rosin_engine::view::snapshot::{self, ViewSnapshot, VIEW_RATE_HZ};
 use rosin_engine::view::triple_buffer::{triple_buffer, TripleReader, TripleWriter};
 use rosin_engine::voice::NoteId;
 use rosin_engine::expression::ExpressionKind;
-use rosin_engine::voices::{self, Engine, NotePattern, MAX_VOICES};
+use rosin_engine::voices::{self, Engine, NotePattern, DEFAULT_VOICES, MOST_VOICES};
 use rosin_engine::dsp::denormals::DenormalGuard;
 use rosin_engine::dsp::host_rate::{self, RateAdapter, RatePlan};
 
@@ -90,7 +90,7 @@ impl Default for Rosin {
             editor_state: nice_plug_egui::EguiEditorState::from_size(nice_plug::editor::dpi::LogicalSize::new(editor::DEFAULT_SIZE.0, editor::DEFAULT_SIZE.1), 1.0),
             repaint: nice_plug_egui::RepaintNotifier::new(),
             gui_context: Arc::new(std::sync::Mutex::new(None)),
-            voice_capacity: MAX_VOICES,
+            voice_capacity: DEFAULT_VOICES,
             #[cfg(debug_assertions)]
             allocate_in_process_for_test: false,
             sensel,
@@ -361,7 +361,7 @@ impl ClapPlugin for Rosin {
     /// Bow force, velocity and position can be modulated per voice; hosts may stack voices on
     /// one key (every voice is matched by its note ID first).
     const CLAP_POLY_MODULATION_CONFIG: Option<PolyModulationConfig> = Some(PolyModulationConfig {
-        max_voice_capacity: MAX_VOICES as u32,
+        max_voice_capacity: MOST_VOICES as u32,
         supports_overlapping_voices: true,
     });
 }

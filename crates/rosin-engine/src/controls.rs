@@ -3,6 +3,8 @@
 //!
 //! The IDs are a public contract (DAW projects store them): never rename or remove one.
 
+use crate::voices::{DEFAULT_VOICES, MOST_VOICES};
+
 /// How a control's range is spread over its knob.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Taper {
@@ -11,6 +13,8 @@ pub enum Taper {
     Log,
     /// One of a list of named choices, stored as its index (`min` 0, `max` the last index).
     Choice(&'static [&'static str]),
+    /// A whole number from `min` to `max`, stored as itself (a count, such as the voices).
+    Whole,
 }
 
 /// One control: its stable ID, display name, unit, range and default.
@@ -26,10 +30,23 @@ pub struct ControlSpec {
 }
 
 impl ControlSpec {
+    /// Whether the control takes whole numbers only (a choice's index, or a count): the
+    /// plugin makes it an integer parameter, and a saved state holds it as one.
+    pub fn is_stepped(&self) -> bool {
+        matches!(self.taper, Taper::Choice(_) | Taper::Whole)
+    }
+
+    /// Whether presets hold the control: every control but the settings of the machine
+    /// rather than of the sound ([`VOICES`]), which a preset neither sets nor saves, so
+    /// that choosing one leaves them where the player put them.
+    pub fn in_presets(&self) -> bool {
+        self.id != VOICES.id
+    }
+
     pub fn clamp(&self, value: f64) -> f64 {
         if value.is_nan() {
             self.default
-        } else if let Taper::Choice(_) = self.taper {
+        } else if self.is_stepped() {
             value.round().clamp(self.min, self.max)
         } else {
             value.clamp(self.min, self.max)
@@ -123,6 +140,10 @@ spec!(DRUM_RADIATION, "drum_radiation", "Drum Radiation", " %", 0.0, 100.0, 0.0,
 // How long a note's vibrato waits before it grows in (as long again): 0, the default, is the
 // vibrato at once, as every state saved before the control existed plays.
 spec!(VIBRATO_DELAY, "vibrato_delay", "Vibrato Delay", " ms", 0.0, 1000.0, 0.0, Linear);
+// How many string notes sound at once in Poly before the oldest is stolen (issue 16): a
+// setting of the machine, not of the sound, so presets leave it where the player put it.
+// 16, the default, is the count every project saved before the control existed played.
+spec!(VOICES, "voices", "Voices", "", 1.0, MOST_VOICES as f64, DEFAULT_VOICES as f64, Whole);
 spec!(DRUM_FRICTION_MODEL, "drum_friction_model", "Drum Friction Model", choices &["Dupont Elasto-Plastic (2019)", "Passive Refined (2025)", "Hyperbolic (1999)", "Dahl (1999)"], 0.0);
 
 /// Every control, in display order.
@@ -175,6 +196,7 @@ pub const DESCRIPTIONS: &[(&str, &str)] = &[
     ("string_weight", "How much heavier the bow sits on a heavier string of a real instrument's set, as a player's arm does: at 100 % the force grows as the string's impedance over the set's lightest string's to the power 0.75, which keeps the violin's G, the viola's C and the cello's C and G strings from slipping twice a period at medium velocities; at 0 (the default) every string gets the same force"),
     ("drum_friction_model", "The drum bow's friction law (see *Friction models*); taken up when a drum note starts"),
     ("vibrato_delay", "How long a new note's vibrato waits, then grows in over as long again, as a player's starts once the string speaks; at 0 (the default) it is there from note-on"),
+    ("voices", "How many string notes can sound at once in Poly before the oldest is stolen (1 to 64); lowered under a chord, it lets the notes beyond it go; presets leave it as it is. Every bowed voice costs time: 64 at once take over half of one core (see the README's *What a voice costs*)"),
     ("drum_radiation", "Where the drum is heard from: at 0 (the default, as onofrei2021) the tube's open end, whose resonances make neighbouring keys differ by up to 7 dB; at 100 % the membrane's motion under the tube, brighter and even across the keys; between, a blend of the two"),
 ];
 
@@ -232,6 +254,7 @@ pub const ALL: &[ControlSpec] = &[
     STRING_WEIGHT,
     DRUM_RADIATION,
     VIBRATO_DELAY,
+    VOICES,
 ];
 
 /// Looks a control up by its ID.
@@ -320,6 +343,10 @@ pub struct Controls {
     pub drum_radiation_percent: f64,
     /// How long a new note's vibrato waits before it grows in, over as long again.
     pub vibrato_delay_ms: f64,
+    /// How many string voices Poly sounds at once before it steals (1 to
+    /// [`MOST_VOICES`]): new notes take only those, and a lower count lets the notes beyond
+    /// it go.
+    pub voice_count: f64,
 }
 
 /// How notes are given to strings.
@@ -401,6 +428,7 @@ impl Controls {
             string_weight_percent: get(&STRING_WEIGHT),
             drum_radiation_percent: get(&DRUM_RADIATION),
             vibrato_delay_ms: get(&VIBRATO_DELAY),
+            voice_count: get(&VOICES),
         }
     }
 
@@ -453,8 +481,14 @@ impl Controls {
             "string_weight" => self.string_weight_percent,
             "drum_radiation" => self.drum_radiation_percent,
             "vibrato_delay" => self.vibrato_delay_ms,
+            "voices" => self.voice_count,
             _ => return None,
         })
+    }
+
+    /// How many string voices Poly sounds at once: [`Controls::voice_count`] as a count.
+    pub fn voice_limit(&self) -> usize {
+        (VOICES.clamp(self.voice_count) as usize).clamp(1, MOST_VOICES)
     }
 
     /// Sets the control with this ID (clamped into its range). Returns false for an unknown ID.

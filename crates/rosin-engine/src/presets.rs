@@ -87,6 +87,12 @@ impl Preset {
         Controls::from_lookup(|spec| self.value(spec))
     }
 
+    /// `current` with the preset chosen: every control the preset holds takes its value,
+    /// the rest ([`ControlSpec::in_presets`]) stay as they are.
+    pub fn chosen_over(&self, current: &Controls) -> Controls {
+        Controls::from_lookup(|spec| if spec.in_presets() { self.value(spec) } else { current.get(spec.id).unwrap_or(spec.default) })
+    }
+
     /// The preset as the plugin's saved state (the JSON body nice-plug writes), at the
     /// current state version.
     pub fn state_json(&self, plugin_version: &str) -> String {
@@ -98,12 +104,15 @@ impl Preset {
 /// state version: how a preset, factory or the player's own, reaches the plugin through its
 /// state.
 pub fn state_json(controls: &Controls, plugin_version: &str) -> String {
+    // A preset leaves the machine's settings alone (`ControlSpec::in_presets`): a state
+    // without them keeps the instance's (`crate::state::migrate`).
     let params: Vec<String> = controls::ALL
         .iter()
+        .filter(|spec| spec.in_presets())
         .map(|spec| {
             let value = controls.get(spec.id).unwrap_or(spec.default);
             match spec.taper {
-                Taper::Choice(_) => format!("\"{}\":{{\"i32\":{}}}", spec.id, value.round() as i32),
+                Taper::Choice(_) | Taper::Whole => format!("\"{}\":{{\"i32\":{}}}", spec.id, value.round() as i32),
                 _ => format!("\"{}\":{{\"f32\":{:e}}}", spec.id, value as f32),
             }
         })

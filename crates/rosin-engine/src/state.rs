@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::controls::{self, Taper};
+use crate::controls;
 
 /// A saved parameter value as the state holds it. The plugin glue converts the framework's
 /// values to these and back, so that the migrations are written and tested without it.
@@ -91,18 +91,25 @@ pub fn migrate(params: &mut BTreeMap<String, ParamValue>, fields: &mut BTreeMap<
     }
     fields.insert(VERSION_FIELD.to_string(), STATE_VERSION.to_string());
     for spec in controls::ALL {
-        let value = params.entry(spec.id.to_string()).or_insert_with(|| match spec.taper {
-            Taper::Choice(_) => ParamValue::I32(spec.default as i32),
-            _ => ParamValue::F32(spec.default as f32),
+        if !spec.in_presets() && !params.contains_key(spec.id) {
+            // A setting of the machine (the voices), which presets do not hold: a state
+            // without it (a preset, or a project from before it existed, which played the
+            // default) leaves the instance's as it is.
+            continue;
+        }
+        let value = params.entry(spec.id.to_string()).or_insert_with(|| match spec.is_stepped() {
+            true => ParamValue::I32(spec.default as i32),
+            false => ParamValue::F32(spec.default as f32),
         });
-        // The kind nice-plug expects: a choice's index, or a continuous control's value.
-        let converted = match (spec.taper, &*value) {
-            (Taper::Choice(_), ParamValue::F32(v)) => Some(ParamValue::I32(if v.is_finite() { v.round() as i32 } else { spec.default as i32 })),
-            (Taper::Choice(_), ParamValue::Other) => Some(ParamValue::I32(spec.default as i32)),
-            (Taper::Choice(_), ParamValue::I32(_)) => None,
-            (_, ParamValue::I32(v)) => Some(ParamValue::F32(*v as f32)),
-            (_, ParamValue::Other) => Some(ParamValue::F32(spec.default as f32)),
-            (_, ParamValue::F32(_)) => None,
+        // The kind nice-plug expects: a whole number (a choice's index, a count), or a
+        // continuous control's value.
+        let converted = match (spec.is_stepped(), &*value) {
+            (true, ParamValue::F32(v)) => Some(ParamValue::I32(if v.is_finite() { v.round() as i32 } else { spec.default as i32 })),
+            (true, ParamValue::Other) => Some(ParamValue::I32(spec.default as i32)),
+            (true, ParamValue::I32(_)) => None,
+            (false, ParamValue::I32(v)) => Some(ParamValue::F32(*v as f32)),
+            (false, ParamValue::Other) => Some(ParamValue::F32(spec.default as f32)),
+            (false, ParamValue::F32(_)) => None,
         };
         if let Some(converted) = converted {
             *value = converted;
@@ -175,6 +182,22 @@ mod tests {
         assert_eq!(params["string_set"], ParamValue::I32(controls::STRING_SET.default as i32));
         assert_eq!(migration.converted, vec!["bow_force".to_string(), "play_mode".to_string(), "string_set".to_string()]);
         assert!(migration.notice.is_none());
+    }
+
+    #[test]
+    fn a_state_without_the_voices_leaves_the_instances_and_one_with_them_gets_a_whole_count() {
+        // A preset, or a project saved before the control existed: the instance keeps its own.
+        let mut params = BTreeMap::from([("bow_force".to_string(), ParamValue::F32(3.0))]);
+        let mut fields = BTreeMap::from([(VERSION_FIELD.to_string(), "2".to_string())]);
+        migrate(&mut params, &mut fields).unwrap();
+        assert!(!params.contains_key(controls::VOICES.id));
+        assert!(params.contains_key(controls::BOW_MODEL.id), "every control of the sound gets its default");
+        // Saved as a number of another kind, or out of range: a whole count from 1 to 64.
+        for (saved, loaded) in [(ParamValue::F32(31.6), 32), (ParamValue::I32(0), 1), (ParamValue::I32(500), 64), (ParamValue::F32(f32::NAN), 16), (ParamValue::Other, 16)] {
+            let mut params = BTreeMap::from([(controls::VOICES.id.to_string(), saved.clone())]);
+            migrate(&mut params, &mut fields).unwrap();
+            assert_eq!(params[controls::VOICES.id], ParamValue::I32(loaded), "{saved:?}");
+        }
     }
 
     #[test]

@@ -75,7 +75,8 @@ impl std::error::Error for PresetFileError {}
 /// The text of a preset holding every control's value in `controls`.
 pub fn to_text(controls: &Controls) -> String {
     let mut text = format!("{HEADER}\n");
-    for spec in controls::ALL {
+    // The machine's settings (the voices) are not the preset's to hold.
+    for spec in controls::ALL.iter().filter(|spec| spec.in_presets()) {
         let value = controls.get(spec.id).unwrap_or(spec.default);
         // `{:?}` writes the shortest text that reads back as the same f64.
         text.push_str(&format!("{} = {value:?}\n", spec.id));

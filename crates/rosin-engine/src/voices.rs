@@ -22,12 +22,12 @@ use rosin_physics::friction::dupont_lanes::LANES as CONTACT_LANES;
 use crate::view::lab::{LabRecorder, LAB_CHOOSE_SAMPLES};
 use rosin_physics::string::note_string::{GridCache, NoteStringDesign};
 
-/// How many string voices sound at once in the plugin ([`Engine::new`]).
-pub const MAX_VOICES: usize = 16;
-/// The most string voices an engine can be built with ([`Engine::with_voices`]): issue 16's
-/// sixty-four, which `benches/string_voice.rs` plays in one engine. The plugin keeps
-/// [`MAX_VOICES`] until sixty-four run at 4 x real time at its defaults
-/// (`docs/performance.md`, *Where it stands*).
+/// How many string voices Poly sounds at once by default (the *Voices* control's default,
+/// [`crate::controls::VOICES`]): every project saved before the control existed played
+/// sixteen.
+pub const DEFAULT_VOICES: usize = 16;
+/// The string voices every engine holds ([`Engine::new`]), and the most the *Voices* control
+/// lets sound at once: issue 16's sixty-four, which `benches/string_voice.rs` plays.
 pub const MOST_VOICES: usize = 64;
 /// How many drum voices sound at once (each costs about a quarter of a core at full
 /// resolution and 48 kHz).
@@ -68,6 +68,11 @@ const SUSTAINED_NOTES: usize = 64;
 
 pub struct Engine {
     pub(crate) voices: Vec<StringVoice>,
+    /// Every string voice that is not free is among the first `span`: a sample ticks no
+    /// further (the engine holds [`MOST_VOICES`], and a lone note need not look at the
+    /// other sixty-three every sample). Worked out again each block, and raised as a
+    /// voice starts.
+    span: usize,
     drums: Vec<DrumVoice>,
     sample_rate_hz: f64,
     /// The host's controls, before gestures override them.
@@ -136,20 +141,15 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Allocates every voice for `sample_rate_hz`: the plugin's [`MAX_VOICES`] string
-    /// voices. Nothing allocates after this.
+    /// Allocates every voice for `sample_rate_hz`: [`MOST_VOICES`] string voices, of which
+    /// the *Voices* control lets Poly sound [`Controls::voice_limit`] at once (sixteen by
+    /// default), and [`MAX_DRUM_VOICES`] drum voices. Nothing allocates after this.
     pub fn new(sample_rate_hz: f64) -> Self {
-        Self::with_voices(sample_rate_hz, MAX_VOICES)
-    }
-
-    /// [`Engine::new`] with `string_voices` string voices (1 to [`MOST_VOICES`]) instead of
-    /// the plugin's sixteen: the most notes its Poly mode sounds at once before it steals.
-    pub fn with_voices(sample_rate_hz: f64, string_voices: usize) -> Self {
         assert!(sample_rate_hz.is_finite() && sample_rate_hz > 0.0, "bad sample rate");
-        assert!((1..=MOST_VOICES).contains(&string_voices), "an engine has 1 to {MOST_VOICES} string voices, not {string_voices}");
         let controls = Controls::default();
         Self {
-            voices: (0..string_voices).map(|_| StringVoice::new(sample_rate_hz)).collect(),
+            voices: (0..MOST_VOICES).map(|_| StringVoice::new(sample_rate_hz)).collect(),
+            span: 0,
             drums: {
                 // Every drum voice has the same grids: measure them once, then copy.
                 let first = DrumVoice::new(sample_rate_hz);
@@ -269,7 +269,16 @@ impl Engine {
 
     /// New control values, applied from the next sample; each ramps in per sample.
     pub fn set_controls(&mut self, controls: &Controls) {
+        let pool_before = self.string_pool();
         self.controls = *controls;
+        let pool = self.string_pool();
+        if pool < pool_before {
+            // Fewer voices: the notes beyond the new count are let go as stealing would,
+            // but gently (each rings out as at its note-off), and take no new note.
+            for voice in self.voices[pool..].iter_mut().filter(|v| v.is_held()) {
+                voice.release();
+            }
+        }
         self.midi.set_mpe(controls.mpe >= 0.5);
         let body = (controls.body.round().max(0.0) as usize).min(BODIES.len() - 1);
         if body != self.body_index {
@@ -702,11 +711,13 @@ impl Engine {
             }
             self.drums[index].start(note, velocity, age, controls);
         } else {
-            let (index, steal) = slot_for(&mut self.voices, note);
+            let pool = self.string_pool();
+            let (index, steal) = slot_for(&mut self.voices[..pool], note);
             if steal {
                 self.steal(index);
             }
             self.voices[index].start(note, velocity, age, controls, &mut self.grids);
+            self.span = self.span.max(index + 1);
             // Its body response now, so that the design work of a note-on is done (and
             // counted against the sample's budget) when it starts.
             let voice = &mut self.voices[index];
@@ -768,6 +779,7 @@ impl Engine {
         }
         let four_strings = self.play_mode() == PlayMode::FourStrings;
         let controls = self.controls;
+        self.span = self.voices.iter().rposition(|v| !v.is_free()).map_or(0, |last| last + 1);
         if self.lab_enabled {
             self.lab_choose_in = self.lab_choose_in.saturating_sub(out.len());
             if self.lab_choose_in == 0 || self.lab.source().is_none() {
@@ -788,7 +800,7 @@ impl Engine {
                 play_modes::couple_strings(&mut self.voices, &controls);
             }
             let mut mix = 0.0;
-            let mut sounding = tick_voices(&mut self.voices, &mut self.rounds, self.contact_lanes);
+            let mut sounding = tick_voices(&mut self.voices[..self.span], &mut self.rounds, self.contact_lanes);
             // The sounding voices, in order.
             while sounding != 0 {
                 let index = sounding.trailing_zeros() as usize;
@@ -847,6 +859,8 @@ impl Engine {
             *sample = crate::dsp::output::to_host_sample(crate::dsp::output::safety_limit(out * self.gain.next()));
             self.begin_sample_share();
         }
+        // Every voice that sounded was ticked: none beyond the span had started.
+        debug_assert!(self.voices[self.span..].iter().all(|v| v.is_free()), "a string voice started beyond the span");
     }
 
     /// Whether the engine would render only silence: no string sounding (or every one asleep),
@@ -905,6 +919,14 @@ impl Engine {
         &self.drums
     }
 
+    /// How many of the string voices new notes may take: in Poly the *Voices* control's
+    /// count ([`Controls::voice_limit`]); in the legato modes [`DEFAULT_VOICES`], for the
+    /// notes ringing on after a change and the pad's, as before the control existed.
+    fn string_pool(&self) -> usize {
+        let limit = if self.play_mode() == PlayMode::Poly { self.controls.voice_limit() } else { DEFAULT_VOICES };
+        limit.min(self.voices.len())
+    }
+
     /// How many notes can sound at once now: the drum pool, one mono voice, or the string
     /// pool (the four-string mode plays one note at a time on its strings).
     pub fn voice_capacity(&self) -> usize {
@@ -912,7 +934,7 @@ impl Engine {
             return MAX_DRUM_VOICES;
         }
         match self.play_mode() {
-            PlayMode::Poly => self.voices.len(),
+            PlayMode::Poly => self.string_pool(),
             PlayMode::FourStrings | PlayMode::MonoLegato => 1,
         }
     }
@@ -1177,6 +1199,7 @@ impl StringPool for Engine {
     fn start_open_string(&mut self, index: usize, note: NoteId, open_key: f64, design: NoteStringDesign, controls: &Controls) {
         // The strings are never the oldest voice, so a pad note never steals them.
         self.voices[index].start_open_string(note, open_key, design, u64::MAX, controls, &mut self.grids);
+        self.span = self.span.max(index + 1);
     }
 
     fn steal(&mut self, index: usize) {
@@ -1206,8 +1229,8 @@ impl StringPool for Engine {
 fn tick_voices(voices: &mut [StringVoice], rounds: &mut Rounds, lanes: bool) -> u64 {
     const _: () = assert!(MOST_VOICES <= 64, "the sounding voices are one bit each of a u64");
     let mut sounding: u64 = 0;
-    // An engine has at most `MOST_VOICES` (`Engine::with_voices`). Bounding the loop by it
-    // as well (`take`) cost a lone voice 37 instructions a sample.
+    // `voices` is the engine's first `span` (at most `MOST_VOICES`). Bounding the loop by
+    // `MOST_VOICES` as well (`take`) cost a lone voice 37 instructions a sample.
     for (index, voice) in voices.iter().enumerate() {
         if !voice.is_free() && !voice.is_asleep() {
             sounding |= 1 << index;

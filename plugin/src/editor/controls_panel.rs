@@ -21,7 +21,8 @@ pub fn apply_preset(preset: &Preset, params: &RosinParams, setter: &ParamSetter)
 
 /// Sets every control to `value(spec)`, each as one host gesture.
 fn apply_values(value: impl Fn(&controls::ControlSpec) -> f64, params: &RosinParams, setter: &ParamSetter) {
-    for spec in controls::ALL {
+    // The machine's settings (the voices) stay where the player put them.
+    for spec in controls::ALL.iter().filter(|spec| spec.in_presets()) {
         let value = value(spec);
         match params.param_ref(spec.id) {
             Some(ParamRef::Float(p)) => {

@@ -173,7 +173,7 @@ impl HostGestureTracker {
 
 /// The editor's control groups, in order: every control in exactly one.
 pub const CONTROL_GROUPS: &[(&str, &[&str])] = &[
-    ("Instrument", &["instrument", "play_mode", "string_set", "pad_layout", "output_gain"]),
+    ("Instrument", &["instrument", "play_mode", "voices", "string_set", "pad_layout", "output_gain"]),
     ("Body", &["body", "body_mix", "sympathetic"]),
     ("Expression", &["glide_time", "pitch_bend_range", "mpe", "mpe_bend_range", "vibrato_rate", "vibrato_depth", "vibrato_delay"]),
     ("Bow", &["bow_force", "bow_velocity", "bow_position", "bow_attack", "bow_release", "noise", "string_weight"]),
@@ -186,6 +186,7 @@ pub const CONTROL_GROUPS: &[(&str, &[&str])] = &[
 pub fn format_value(spec: &ControlSpec, value: f64) -> String {
     match spec.taper {
         Taper::Choice(names) => names.get(value.round().max(0.0) as usize).copied().unwrap_or("?").to_string(),
+        Taper::Whole => format!("{}{}", value.round(), spec.unit),
         Taper::Log if spec.max / spec.min.max(1e-30) > 1e3 => format!("{value:.2e}{}", spec.unit),
         _ => {
             let span = spec.max - spec.min;
@@ -434,10 +435,10 @@ pub fn preset_step(count: usize, current: Option<usize>, step: i32) -> Option<us
     })
 }
 
-/// Whether the controls now differ from `reference` (a preset's value for every control),
-/// beyond the rounding of a host's 32-bit parameters.
+/// Whether the controls a preset holds now differ from `reference` (a preset's value for
+/// every control), beyond the rounding of a host's 32-bit parameters.
 pub fn differs_from(reference: &rosin_engine::controls::Controls, now: &rosin_engine::controls::Controls) -> bool {
-    controls::ALL.iter().any(|spec| {
+    controls::ALL.iter().filter(|spec| spec.in_presets()).any(|spec| {
         let (a, b) = (reference.get(spec.id).unwrap_or(spec.default), now.get(spec.id).unwrap_or(spec.default));
         (a - b).abs() > 1e-5 * (spec.max - spec.min).abs().max(1e-9)
     })

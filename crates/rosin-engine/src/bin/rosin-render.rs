@@ -8,7 +8,7 @@ use rosin_engine::controller::gesture_file::GestureRecording;
 use rosin_engine::controls::{self, Controls};
 use rosin_engine::presets::{self, PRESETS};
 use rosin_engine::render::{self, demo, midi_file, Timeline};
-use rosin_engine::voices::{Engine, MAX_VOICES, MOST_VOICES};
+use rosin_engine::voices::{Engine, MOST_VOICES};
 
 const USAGE: &str = "usage: rosin-render [MIDI_FILE] [options]
 
@@ -25,9 +25,10 @@ options:
       --take N             another take: every note draws its bow noise anew
                            (default: 0, the take every earlier build rendered)
       --voices N           string voices that sound at once before the oldest is
-                           stolen, 1 to 64 (default: 16, the plugin's)
+                           stolen, 1 to 64: the Voices control, as --set voices=N
+                           (default: 16, the plugin's; a preset leaves it alone)
   -p, --preset NAME        start from a factory preset, e.g. --preset Cello (give it
-                           before any --set)
+                           before any --set; it leaves --voices alone)
   -s, --set ID=VALUE       set a parameter, e.g. --set bow_force=4.5 (repeatable)
       --list-params        list the parameters with their ranges and defaults
       --list-presets       list the factory presets
@@ -41,12 +42,11 @@ struct Options {
     block_size: usize,
     tail_s: f64,
     take: u64,
-    string_voices: usize,
     controls: Controls,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
-    let mut options = Options { input: None, gestures: None, output: None, sample_rate_hz: 48_000.0, block_size: 512, tail_s: 3.0, take: 0, string_voices: MAX_VOICES, controls: Controls::default() };
+    let mut options = Options { input: None, gestures: None, output: None, sample_rate_hz: 48_000.0, block_size: 512, tail_s: 3.0, take: 0, controls: Controls::default() };
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
@@ -69,7 +69,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             "-p" | "--preset" => {
                 let name = value(&arg)?;
                 let preset = presets::find(&name).ok_or_else(|| format!("unknown preset '{name}' (see --list-presets)"))?;
-                options.controls = preset.controls();
+                options.controls = preset.chosen_over(&options.controls);
             }
             "-o" | "--output" => options.output = Some(PathBuf::from(value(&arg)?)),
             "-g" | "--gestures" => options.gestures = Some(PathBuf::from(value(&arg)?)),
@@ -94,7 +94,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Options>,
             }
             "--voices" => {
                 let v = value(&arg)?;
-                options.string_voices = v.parse().ok().filter(|n| (1..=MOST_VOICES).contains(n)).ok_or_else(|| format!("voices '{v}' is not a whole number from 1 to {MOST_VOICES}"))?;
+                let voices: usize = v.parse().ok().filter(|n| (1..=MOST_VOICES).contains(n)).ok_or_else(|| format!("voices '{v}' is not a whole number from 1 to {MOST_VOICES}"))?;
+                options.controls.set(controls::VOICES.id, voices as f64);
             }
             "-s" | "--set" => {
                 let v = value(&arg)?;
@@ -136,7 +137,7 @@ fn run(options: Options) -> Result<(), String> {
         (Some(path), _) | (None, Some(path)) => path.with_extension("wav"),
         (None, None) => PathBuf::from("rosin-demo.wav"),
     });
-    let mut engine = Engine::with_voices(rate, options.string_voices);
+    let mut engine = Engine::new(rate);
     engine.set_take(options.take);
     let mut controls = options.controls;
     let samples = render::render(&mut engine, &mut controls, &timeline, length, options.block_size);
