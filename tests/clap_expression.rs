@@ -153,6 +153,15 @@ fn voice_capacity_is_reported_and_follows_the_voices_and_the_playing_mode() {
     instance.process(BLOCK, &[(0, HostEvent::Param { id: clap_param_id("voices"), value: 39.0 })]);
     assert_eq!(instance.voice_info().unwrap().0, 40, "Voices at 40");
     assert!(instance.voice_info_changes() > changes, "the host was not told");
+    // A preset loaded through the state (as a host's preset browser loads one) leaves the
+    // voices where the player put them.
+    let cuica = PRESETS.iter().find(|p| p.name == "Cuica").expect("the Cuica preset");
+    assert!(instance.load_state(&state_bytes(&cuica.state_json("test"))));
+    let voices = instance.param_value(clap_param_id("voices"));
+    assert!((voices - 39.0).abs() < 1e-4, "the preset moved the voices to {voices}");
+    assert!((instance.param_value(clap_param_id("instrument")) - 1.0).abs() < 1e-4, "the preset did not load");
+    instance.process(BLOCK, &[(0, HostEvent::Param { id: clap_param_id("instrument"), value: 0.0 })]);
+    assert_eq!(instance.voice_info().unwrap().0, 40, "Voices at 40 after the preset");
     let changes = instance.voice_info_changes();
     instance.process(BLOCK, &[(0, HostEvent::Param { id: clap_param_id("play_mode"), value: 2.0 })]);
     assert_eq!(instance.voice_info().unwrap().0, 1, "mono legato plays one voice");

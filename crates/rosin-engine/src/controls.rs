@@ -3,7 +3,12 @@
 //!
 //! The IDs are a public contract (DAW projects store them): never rename or remove one.
 
-use crate::voices::{DEFAULT_VOICES, MOST_VOICES};
+/// How many string voices Poly sounds at once by default (the *Voices* control's default,
+/// [`VOICES`]): every project saved before the control existed played sixteen.
+pub const DEFAULT_VOICES: usize = 16;
+/// The string voices every engine holds (`Engine::new`), and the most the *Voices* control
+/// lets sound at once: issue 16's sixty-four, which `benches/string_voice.rs` plays.
+pub const MOST_VOICES: usize = 64;
 
 /// How a control's range is spread over its knob.
 #[derive(Clone, Copy, Debug, PartialEq)]

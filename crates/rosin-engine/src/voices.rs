@@ -22,13 +22,10 @@ use rosin_physics::friction::dupont_lanes::LANES as CONTACT_LANES;
 use crate::view::lab::{LabRecorder, LAB_CHOOSE_SAMPLES};
 use rosin_physics::string::note_string::{GridCache, NoteStringDesign};
 
-/// How many string voices Poly sounds at once by default (the *Voices* control's default,
-/// [`crate::controls::VOICES`]): every project saved before the control existed played
-/// sixteen.
-pub const DEFAULT_VOICES: usize = 16;
-/// The string voices every engine holds ([`Engine::new`]), and the most the *Voices* control
-/// lets sound at once: issue 16's sixty-four, which `benches/string_voice.rs` plays.
-pub const MOST_VOICES: usize = 64;
+/// How many string voices Poly sounds at once by default, and the most it can: the
+/// *Voices* control's range (defined beside it). Every engine holds the most
+/// ([`Engine::new`]).
+pub use crate::controls::{DEFAULT_VOICES, MOST_VOICES};
 /// How many drum voices sound at once (each costs about a quarter of a core at full
 /// resolution and 48 kHz).
 pub const MAX_DRUM_VOICES: usize = 8;
