@@ -107,7 +107,8 @@ fn a_preset_holds_the_sound_and_leaves_the_voices_alone() {
         assert_eq!(chosen.voice_count, 40.0, "{} moved the voices", preset.name);
         assert_eq!(Controls { voice_count: preset.controls().voice_count, ..chosen }, preset.controls(), "{} is not chosen whole", preset.name);
     }
-    // A hand-edited file that names the voices loads; the editor leaves them alone.
+    // A hand-edited file that names the voices still loads (the editor's preset menu then
+    // sets only the controls presets hold).
     let loaded = user_presets::parse("edited", &format!("{HEADER}\nvoices = 8\nbow_force = 3\n")).unwrap();
     assert!(loaded.unknown_ids.is_empty());
     assert_eq!(loaded.controls.bow_force_n, 3.0);
