@@ -491,9 +491,10 @@ impl Controls {
         })
     }
 
-    /// How many string voices Poly sounds at once: [`Controls::voice_count`] as a count.
+    /// How many string voices Poly sounds at once: [`Controls::voice_count`] as a count
+    /// (clamped into 1 to [`MOST_VOICES`], a NaN to the default, as every control is).
     pub fn voice_limit(&self) -> usize {
-        (VOICES.clamp(self.voice_count) as usize).clamp(1, MOST_VOICES)
+        VOICES.clamp(self.voice_count) as usize
     }
 
     /// Sets the control with this ID (clamped into its range). Returns false for an unknown ID.

@@ -58,7 +58,7 @@
 //! sit at even levels and none reaches full scale: `tests/phrases.rs` measures it. The
 //! presets that play chords (Poly) sit lower, so that a triad stays below -1 dBFS.
 
-use crate::controls::{self, ControlSpec, Controls, Taper};
+use crate::controls::{self, ControlSpec, Controls};
 
 /// One factory preset.
 #[derive(Clone, Copy, Debug)]
@@ -111,9 +111,10 @@ pub fn state_json(controls: &Controls, plugin_version: &str) -> String {
         .filter(|spec| spec.in_presets())
         .map(|spec| {
             let value = controls.get(spec.id).unwrap_or(spec.default);
-            match spec.taper {
-                Taper::Choice(_) | Taper::Whole => format!("\"{}\":{{\"i32\":{}}}", spec.id, value.round() as i32),
-                _ => format!("\"{}\":{{\"f32\":{:e}}}", spec.id, value as f32),
+            if spec.is_stepped() {
+                format!("\"{}\":{{\"i32\":{}}}", spec.id, value.round() as i32)
+            } else {
+                format!("\"{}\":{{\"f32\":{:e}}}", spec.id, value as f32)
             }
         })
         .collect();

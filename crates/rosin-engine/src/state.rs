@@ -97,10 +97,7 @@ pub fn migrate(params: &mut BTreeMap<String, ParamValue>, fields: &mut BTreeMap<
             // default) leaves the instance's as it is.
             continue;
         }
-        let value = params.entry(spec.id.to_string()).or_insert_with(|| match spec.is_stepped() {
-            true => ParamValue::I32(spec.default as i32),
-            false => ParamValue::F32(spec.default as f32),
-        });
+        let value = params.entry(spec.id.to_string()).or_insert_with(|| if spec.is_stepped() { ParamValue::I32(spec.default as i32) } else { ParamValue::F32(spec.default as f32) });
         // The kind nice-plug expects: a whole number (a choice's index, a count), or a
         // continuous control's value.
         let converted = match (spec.is_stepped(), &*value) {
